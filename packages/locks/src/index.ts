@@ -1,0 +1,5 @@
+/**
+ * `@zk/locks`: ZooKeeper lock recipes, wire-compatible with Apache Curator.
+ * @packageDocumentation
+ */
+export {};

@@ -1,0 +1,39 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const src = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+
+// Tests import the packages by name; point those names at the sources so a test run never
+// depends on a stale build.
+const alias = {
+  '@zk/protocol': src('./packages/protocol/src/index.ts'),
+  '@zk/locks': src('./packages/locks/src/index.ts'),
+};
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        resolve: { alias },
+        test: {
+          name: 'unit',
+          include: ['packages/*/src/**/*.test.ts'],
+          testTimeout: 10_000,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: ['**/node_modules/**', 'test/dist/**'],
+          globalSetup: ['test/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          // Suites share the server(s) started in global setup; files run in parallel forks.
+          pool: 'forks',
+        },
+      },
+    ],
+  },
+});
