@@ -1,15 +1,78 @@
 /**
  * `@zk/protocol`: a ZooKeeper client written from the wire protocol up.
+ *
+ * @example
+ * ```ts
+ * import { ZooKeeper, CreateMode } from '@zk/protocol';
+ * await using zk = await ZooKeeper.connect('127.0.0.1:2181');
+ * await zk.create('/a', 'data', { mode: CreateMode.EPHEMERAL });
+ * ```
  * @packageDocumentation
  */
+export { ZooKeeper } from './client/zookeeper.js';
+export type { CallOptions, CreateOptions, Data, DataResult, WatchOptions } from './client/zookeeper.js';
+export type { ClientOptions } from './client/options.js';
+export { Transaction, TransactionError } from './client/transaction.js';
+export type { OpResult, OpOutcome, MultiReadOp, MultiReadResult } from './client/transaction.js';
+export {
+  ANYONE_ID_UNSAFE,
+  AUTH_IDS,
+  CREATOR_ALL_ACL,
+  OPEN_ACL_UNSAFE,
+  READ_ACL_UNSAFE,
+  digestACL,
+  digestId,
+  validateACL,
+} from './client/acl.js';
+export type { ACL, Id } from './client/acl.js';
+export { validatePath, parentPath, baseName, joinPath, sequenceOf } from './client/paths.js';
+export { parseConnectString, DEFAULT_PORT } from './session/hosts.js';
+export type { ConnectString, HostAddress } from './session/hosts.js';
+export type { SessionState, StateListener } from './session/session.js';
+export type { WatchedEvent, WatchEventType, WatchListener } from './session/watches.js';
+export type { Stat } from './jute/data.js';
+export { CreateMode, Perm, DEFAULT_MAX_FRAME_SIZE } from './constants.js';
+export { ChannelName } from './diagnostics.js';
+export type { RequestStartMessage, RequestFinishMessage, StateMessage } from './diagnostics.js';
 export {
   ErrorCode,
   errorCodeName,
+  fromCode,
   ZooKeeperError,
   DecodeError,
   InvalidArgumentError,
   PacketTooLargeError,
   ClientClosedError,
-  fromCode,
+  SystemError,
+  RuntimeInconsistencyError,
+  DataInconsistencyError,
+  ConnectionLossError,
+  MarshallingError,
+  UnimplementedError,
+  OperationTimeoutError,
+  BadArgumentsError,
+  UnknownSessionError,
+  NewConfigNoQuorumError,
+  ReconfigInProgressError,
+  ApiError,
+  NoNodeError,
+  NoAuthError,
+  BadVersionError,
+  NoChildrenForEphemeralsError,
+  NodeExistsError,
+  NotEmptyError,
+  SessionExpiredError,
+  InvalidCallbackError,
+  InvalidACLError,
+  AuthFailedError,
+  SessionMovedError,
+  NotReadOnlyError,
+  EphemeralOnLocalSessionError,
+  NoWatcherError,
+  RequestTimeoutError,
+  ReconfigDisabledError,
+  SessionClosedRequireSaslAuthError,
+  QuotaExceededError,
+  ThrottledOpError,
 } from './errors.js';
 export type { ErrorCodeName, ErrorCodeValue, ErrorContext } from './errors.js';

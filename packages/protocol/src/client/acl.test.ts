@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../errors.js';
-import { CREATOR_ALL_ACL, digestACL, digestId, OPEN_ACL_UNSAFE, Perm, validateACL } from './acl.js';
+import { Perm } from '../constants.js';
+import { CREATOR_ALL_ACL, digestACL, digestId, OPEN_ACL_UNSAFE, validateACL } from './acl.js';
 
 describe('acl - digest identities', () => {
   it('matches the server formula user:base64(sha1(user:password))', () => {

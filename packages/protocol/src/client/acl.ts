@@ -3,17 +3,9 @@
  * validation the client applies before sending an ACL.
  */
 import { createHash } from 'node:crypto';
+import { Perm } from '../constants.js';
 import { InvalidArgumentError } from '../errors.js';
 
-/** Permission bits (`ZooDefs.Perms`). */
-export const Perm = {
-  READ: 1,
-  WRITE: 2,
-  CREATE: 4,
-  DELETE: 8,
-  ADMIN: 16,
-  ALL: 31,
-} as const;
 
 /** An identity: `world:anyone`, `digest:user:hash`, `ip:10.0.0.0/8`, `auth:`, `sasl:name`. */
 export interface Id {

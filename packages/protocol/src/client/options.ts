@@ -1,0 +1,74 @@
+/**
+ * Client options: the type, the defaults, and the one step that validates and normalises them.
+ */
+import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
+import { DEFAULT_MAX_FRAME_SIZE } from '../constants.js';
+import { InvalidArgumentError } from '../errors.js';
+import { parseConnectString, type HostAddress } from '../session/hosts.js';
+import { validateTimeout } from '../util/abort.js';
+
+/** Options of {@link ZooKeeper.connect}. */
+export interface ClientOptions {
+  /**
+   * Requested session timeout in ms (default 30 000). The server clamps it to
+   * [2, 20] x its tickTime; the granted value is `client.sessionTimeout`.
+   */
+  sessionTimeout?: number;
+  /** How long one connection attempt (TCP + handshake) may take, in ms (default 10 000). */
+  connectTimeout?: number;
+  /**
+   * Default deadline for each request, in ms (default: none; a request on a live connection
+   * always settles, at the latest with ConnectionLoss when the connection is declared dead).
+   */
+  requestTimeout?: number;
+  /** Largest frame sent or accepted, in bytes: ZooKeeper's `jute.maxbuffer` (default 1 048 575). */
+  maxFrameSize?: number;
+  /** Accept a read-only server when the quorum is unreachable (default false). */
+  canBeReadOnly?: boolean;
+  /** TLS options (CA, cert, key, servername, ...) to connect to a secure client port. */
+  tls?: TlsConnectionOptions;
+  /** Credentials added right after connecting, e.g. `[{ scheme: 'digest', auth: 'user:pass' }]`. */
+  auth?: ReadonlyArray<{ scheme: string; auth: string | Uint8Array }>;
+  /** Aborts the initial connection attempt. */
+  signal?: AbortSignal;
+}
+
+/** @internal Options after defaults and validation. */
+export interface ResolvedOptions {
+  hosts: readonly HostAddress[];
+  chroot: string;
+  sessionTimeout: number;
+  connectTimeout: number;
+  requestTimeout: number | undefined;
+  maxFrameSize: number;
+  canBeReadOnly: boolean;
+  tls: TlsConnectionOptions | undefined;
+  auth: ReadonlyArray<{ scheme: string; auth: Buffer }>;
+}
+
+/** @internal */
+export function resolveOptions(connectString: string, options: ClientOptions): ResolvedOptions {
+  const { hosts, chroot } = parseConnectString(connectString);
+  validateTimeout(options.sessionTimeout, 'sessionTimeout');
+  validateTimeout(options.connectTimeout, 'connectTimeout');
+  validateTimeout(options.requestTimeout, 'requestTimeout');
+  const maxFrameSize = options.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE;
+  if (!Number.isInteger(maxFrameSize) || maxFrameSize < 1024) {
+    throw new InvalidArgumentError('maxFrameSize', `must be an integer >= 1024, got ${String(maxFrameSize)}`);
+  }
+  const auth = (options.auth ?? []).map(({ scheme, auth }, i) => {
+    if (typeof scheme !== 'string' || scheme === '') throw new InvalidArgumentError('auth', `entry ${i}: scheme must be a non-empty string`);
+    return { scheme, auth: typeof auth === 'string' ? Buffer.from(auth, 'utf8') : Buffer.from(auth) };
+  });
+  return {
+    hosts,
+    chroot,
+    sessionTimeout: options.sessionTimeout ?? 30_000,
+    connectTimeout: options.connectTimeout ?? 10_000,
+    requestTimeout: options.requestTimeout,
+    maxFrameSize,
+    canBeReadOnly: options.canBeReadOnly ?? false,
+    tls: options.tls,
+    auth,
+  };
+}

@@ -1,0 +1,383 @@
+/**
+ * The `ZooKeeper` client: every operation as an async method. Each validates its input before
+ * any byte is sent, applies the chroot on the way out and strips it on the way back, and turns a
+ * server error into a typed error carrying the code, the operation and the path.
+ */
+import { CreateMode, OpCode } from '../constants.js';
+import { fromCode, InvalidArgumentError } from '../errors.js';
+import type { JuteReader } from '../jute/reader.js';
+import type { JuteWriter } from '../jute/writer.js';
+import type { Stat } from '../jute/data.js';
+import * as proto from '../jute/proto.js';
+import { requestFinishChannel, requestStartChannel } from '../diagnostics.js';
+import { Session, type SessionState, type StateListener } from '../session/session.js';
+import type { WatchKind, WatchListener } from '../session/watches.js';
+import { raceAbort, validateTimeout } from '../util/abort.js';
+import { OPEN_ACL_UNSAFE, validateACL, type ACL } from './acl.js';
+import { resolveOptions, type ClientOptions, type ResolvedOptions } from './options.js';
+import { addChroot, stripChroot, validatePath } from './paths.js';
+import { Transaction, type MultiReadOp, type MultiReadResult, executeMultiRead } from './transaction.js';
+import type { MultiOpInput } from '../jute/multi.js';
+
+/** @internal A create as the wire carries it, alone or inside a multi. */
+export type CreateOp = Extract<MultiOpInput, { type: 1 | 15 | 19 | 21 }>;
+
+/** Node data as the caller may give it: bytes, or a string sent as UTF-8. */
+export type Data = Uint8Array | string | null | undefined;
+
+/** Options every call accepts. */
+export interface CallOptions {
+  /** Abandons the wait (a request already sent still gets its reply, which is ignored). */
+  signal?: AbortSignal;
+  /** Deadline in ms for this call (overrides the client's `requestTimeout`). */
+  timeout?: number;
+}
+
+/** Options of {@link ZooKeeper.create}. */
+export interface CreateOptions extends CallOptions {
+  /** A {@link CreateMode} value (default `CreateMode.PERSISTENT`). */
+  mode?: number;
+  /** The node's ACL (default {@link OPEN_ACL_UNSAFE}). */
+  acl?: readonly ACL[];
+  /** Time to live in ms, for the TTL modes only (the server needs `extendedTypesEnabled`). */
+  ttl?: number;
+}
+
+/** Options of reads that can leave a watch. */
+export interface WatchOptions extends CallOptions {
+  /** Called once with the next change of this node (a one-shot watch). */
+  watch?: WatchListener;
+}
+
+/** What {@link ZooKeeper.getData} returns. */
+export interface DataResult {
+  readonly data: Buffer;
+  readonly stat: Stat;
+}
+
+const EMPTY = Buffer.alloc(0);
+/** Largest TTL the server accepts (`EphemeralType.TTL` keeps it in 40 bits). */
+const MAX_TTL = 0xff_ffff_ffff;
+
+/**
+ * A ZooKeeper client.
+ *
+ * @example
+ * ```ts
+ * await using zk = await ZooKeeper.connect('127.0.0.1:2181/app', { sessionTimeout: 10_000 });
+ * await zk.create('/config', 'hello');
+ * const { data, stat } = await zk.getData('/config', { watch: (e) => console.log(e.type) });
+ * ```
+ */
+export class ZooKeeper implements AsyncDisposable {
+  readonly #options: ResolvedOptions;
+  readonly #session: Session;
+  readonly #chroot: string;
+
+  private constructor(options: ResolvedOptions) {
+    this.#options = options;
+    this.#chroot = options.chroot;
+    this.#session = new Session(options);
+  }
+
+  /**
+   * Connects to an ensemble: `host:port[,host:port...][/chroot]`. Resolves once a server has
+   * granted a session (and any `auth` was accepted).
+   */
+  static async connect(connectString: string, options: ClientOptions = {}): Promise<ZooKeeper> {
+    const zk = new ZooKeeper(resolveOptions(connectString, options));
+    await zk.#session.start(options.signal);
+    try {
+      for (const { scheme, auth } of zk.#options.auth) await zk.addAuth(scheme, auth);
+    } catch (err) {
+      await zk.close();
+      throw err;
+    }
+    return zk;
+  }
+
+  /** The session id the server assigned. */
+  get sessionId(): bigint {
+    return this.#session.sessionId;
+  }
+  /** The session password (with the id, it lets another client resume or close this session). */
+  get sessionPassword(): Buffer {
+    return this.#session.sessionPassword;
+  }
+  /** The session timeout the server granted, in ms. */
+  get sessionTimeout(): number {
+    return this.#session.negotiatedTimeout;
+  }
+  /** The current state. */
+  get state(): SessionState {
+    return this.#session.state;
+  }
+  /** Requests sent and not yet answered. */
+  get pendingRequests(): number {
+    return this.#session.pendingCount;
+  }
+  /** The number of (path, kind) watches registered, for leak checks. */
+  get watchCount(): number {
+    return this.#session.watches.size;
+  }
+  /** Adds a state-change listener; returns a function that removes it. */
+  onStateChange(listener: StateListener): () => void {
+    return this.#session.onState(listener);
+  }
+
+  /**
+   * Creates a node and returns its path (with the sequence suffix for sequential modes).
+   * Parents are not created. See {@link createWithStat} for the Stat.
+   */
+  async create(path: string, data?: Data, options: CreateOptions = {}): Promise<string> {
+    return (await this.#create(path, data, options, false)).path;
+  }
+
+  /** Like {@link create}, and also returns the new node's Stat (the `create2` operation). */
+  async createWithStat(path: string, data?: Data, options: CreateOptions = {}): Promise<{ path: string; stat: Stat }> {
+    const res = await this.#create(path, data, options, true);
+    return { path: res.path, stat: res.stat as Stat };
+  }
+
+  async #create(path: string, data: Data, options: CreateOptions, withStat: boolean): Promise<{ path: string; stat?: Stat }> {
+    const { request, read } = this.prepareCreate(path, data, options, withStat);
+    const write = request.type === OpCode.createTTL ? (w: JuteWriter) => proto.writeCreateTTLRequest(w, request) : (w: JuteWriter) => proto.writeCreateRequest(w, request);
+    const r = await this.#call(request.type, 'create', path, write, read, options);
+    return { path: this.#strip(r.path), ...('stat' in r ? { stat: r.stat } : {}) };
+  }
+
+  /**
+   * @internal Validates a create and returns its wire request (op code included) and reply
+   * reader; shared by {@link create} and transactions. Containers and TTL nodes have op codes of
+   * their own and always answer with a Stat; a plain create asks for one only when wanted.
+   */
+  prepareCreate(path: string, data: Data, options: CreateOptions, withStat = false): { request: CreateOp; read: (r: JuteReader) => proto.CreateResponse | proto.Create2Response } {
+    const mode = options.mode ?? CreateMode.PERSISTENT;
+    if (!Number.isInteger(mode) || mode < 0 || mode > 6) throw new InvalidArgumentError('mode', `unknown create mode ${String(mode)}`);
+    const sequential = mode === CreateMode.PERSISTENT_SEQUENTIAL || mode === CreateMode.EPHEMERAL_SEQUENTIAL || mode === CreateMode.PERSISTENT_SEQUENTIAL_WITH_TTL;
+    validatePath(path, { sequential });
+    const isTtl = mode === CreateMode.PERSISTENT_WITH_TTL || mode === CreateMode.PERSISTENT_SEQUENTIAL_WITH_TTL;
+    if (isTtl) {
+      if (options.ttl === undefined || !Number.isInteger(options.ttl) || options.ttl <= 0 || options.ttl > MAX_TTL) {
+        throw new InvalidArgumentError('ttl', `a TTL mode needs an integer ttl in 1..${MAX_TTL} ms, got ${String(options.ttl)}`);
+      }
+    } else if (options.ttl !== undefined) {
+      throw new InvalidArgumentError('ttl', 'ttl applies only to the TTL create modes');
+    }
+    const acl = options.acl ?? OPEN_ACL_UNSAFE;
+    validateACL(acl);
+    const fields = { path: addChroot(this.#chroot, path), data: this.#data(data), acl, flags: mode };
+    if (isTtl) return { request: { type: OpCode.createTTL, ...fields, ttl: BigInt(options.ttl as number) }, read: proto.readCreate2Response };
+    if (mode === CreateMode.CONTAINER) return { request: { type: OpCode.createContainer, ...fields }, read: proto.readCreate2Response };
+    if (withStat) return { request: { type: OpCode.create2, ...fields }, read: proto.readCreate2Response };
+    return { request: { type: OpCode.create, ...fields }, read: proto.readCreateResponse };
+  }
+
+  /** Deletes a node; `version` -1 (the default) matches any version. */
+  async delete(path: string, options: CallOptions & { version?: number } = {}): Promise<void> {
+    validatePath(path);
+    const version = validVersion(options.version);
+    const p = addChroot(this.#chroot, path);
+    await this.#call(OpCode.delete, 'delete', path, (w) => proto.writeDeleteRequest(w, { path: p, version }), undefined, options);
+  }
+
+  /** The node's Stat, or `null` when it does not exist. A `watch` fires on creation, change or deletion. */
+  async exists(path: string, options: WatchOptions = {}): Promise<Stat | null> {
+    validatePath(path);
+    const p = addChroot(this.#chroot, path);
+    const watch = options.watch !== undefined;
+    const reply = await this.#send(OpCode.exists, 'exists', path, (w) => proto.writeExistsRequest(w, { path: p, watch }), proto.readExistsResponse, options);
+    if (reply.err === 0) {
+      if (options.watch) this.#session.watches.add('data', path, options.watch);
+      return (reply.body as proto.ExistsResponse).stat;
+    }
+    if (reply.err === -101) {
+      if (options.watch) this.#session.watches.add('exist', path, options.watch);
+      return null;
+    }
+    throw fromCode(reply.err, { op: 'exists', path });
+  }
+
+  /** The node's data and Stat. A `watch` fires on the next change or deletion. */
+  async getData(path: string, options: WatchOptions = {}): Promise<DataResult> {
+    validatePath(path);
+    const p = addChroot(this.#chroot, path);
+    const watch = options.watch !== undefined;
+    const body = await this.#call(OpCode.getData, 'getData', path, (w) => proto.writeGetDataRequest(w, { path: p, watch }), proto.readGetDataResponse, options);
+    if (options.watch) this.#session.watches.add('data', path, options.watch);
+    return { data: body.data ?? EMPTY, stat: body.stat };
+  }
+
+  /** Replaces the node's data if its version matches (`-1`, the default, matches any). */
+  async setData(path: string, data: Data, options: CallOptions & { version?: number } = {}): Promise<Stat> {
+    validatePath(path);
+    const version = validVersion(options.version);
+    const bytes = this.#data(data);
+    const p = addChroot(this.#chroot, path);
+    const body = await this.#call(OpCode.setData, 'setData', path, (w) => proto.writeSetDataRequest(w, { path: p, data: bytes, version }), proto.readSetDataResponse, options);
+    return body.stat;
+  }
+
+  /** The node's ACL and Stat. */
+  async getACL(path: string, options: CallOptions = {}): Promise<{ acl: ACL[]; stat: Stat }> {
+    validatePath(path);
+    const p = addChroot(this.#chroot, path);
+    const body = await this.#call(OpCode.getACL, 'getACL', path, (w) => proto.writeGetACLRequest(w, { path: p }), proto.readGetACLResponse, options);
+    const acl = (body.acl ?? []).map((a) => ({ perms: a.perms, id: { scheme: a.id.scheme ?? '', id: a.id.id ?? '' } }));
+    return { acl, stat: body.stat };
+  }
+
+  /** Replaces the node's ACL if its ACL version (`aversion`) matches (`-1` matches any). */
+  async setACL(path: string, acl: readonly ACL[], options: CallOptions & { version?: number } = {}): Promise<Stat> {
+    validatePath(path);
+    validateACL(acl);
+    const version = validVersion(options.version);
+    const p = addChroot(this.#chroot, path);
+    const body = await this.#call(OpCode.setACL, 'setACL', path, (w) => proto.writeSetACLRequest(w, { path: p, acl: acl as ACL[], version }), proto.readSetACLResponse, options);
+    return body.stat;
+  }
+
+  /** The names of the node's children (unordered). A `watch` fires when a child is added or removed, or the node deleted. */
+  async getChildren(path: string, options: WatchOptions = {}): Promise<string[]> {
+    validatePath(path);
+    const p = addChroot(this.#chroot, path);
+    const watch = options.watch !== undefined;
+    const body = await this.#call(OpCode.getChildren, 'getChildren', path, (w) => proto.writeGetChildrenRequest(w, { path: p, watch }), proto.readGetChildrenResponse, options);
+    if (options.watch) this.#session.watches.add('child', path, options.watch);
+    return (body.children ?? []) as string[];
+  }
+
+  /** Like {@link getChildren}, and also the parent's Stat (the `getChildren2` operation). */
+  async getChildrenWithStat(path: string, options: WatchOptions = {}): Promise<{ children: string[]; stat: Stat }> {
+    validatePath(path);
+    const p = addChroot(this.#chroot, path);
+    const watch = options.watch !== undefined;
+    const body = await this.#call(OpCode.getChildren2, 'getChildren', path, (w) => proto.writeGetChildren2Request(w, { path: p, watch }), proto.readGetChildren2Response, options);
+    if (options.watch) this.#session.watches.add('child', path, options.watch);
+    return { children: (body.children ?? []) as string[], stat: body.stat };
+  }
+
+  /** The number of descendants of a node, at every depth (3.6+). */
+  async getAllChildrenNumber(path: string, options: CallOptions = {}): Promise<number> {
+    validatePath(path);
+    const p = addChroot(this.#chroot, path);
+    const body = await this.#call(OpCode.getAllChildrenNumber, 'getAllChildrenNumber', path, (w) => proto.writeGetAllChildrenNumberRequest(w, { path: p }), proto.readGetAllChildrenNumberResponse, options);
+    return body.totalNumber;
+  }
+
+  /** The paths of this session's ephemeral nodes under `prefix` (default `/`; 3.6+). */
+  async getEphemerals(prefix = '/', options: CallOptions = {}): Promise<string[]> {
+    validatePath(prefix);
+    const p = addChroot(this.#chroot, prefix);
+    const body = await this.#call(OpCode.getEphemerals, 'getEphemerals', prefix, (w) => proto.writeGetEphemeralsRequest(w, { prefixPath: p }), proto.readGetEphemeralsResponse, options);
+    return (body.ephemerals ?? []).map((e) => this.#strip(e));
+  }
+
+  /** Waits until the server this client talks to has caught up with the leader for `path`. */
+  async sync(path = '/', options: CallOptions = {}): Promise<void> {
+    validatePath(path);
+    const p = addChroot(this.#chroot, path);
+    await this.#call(OpCode.sync, 'sync', path, (w) => proto.writeSyncRequest(w, { path: p }), proto.readSyncResponse, options);
+  }
+
+  /** Adds credentials to the session (`'digest'`, `'user:password'`). Fails with AuthFailed if refused. */
+  async addAuth(scheme: string, auth: string | Uint8Array, options: CallOptions = {}): Promise<void> {
+    if (typeof scheme !== 'string' || scheme === '') throw new InvalidArgumentError('scheme', 'must be a non-empty string');
+    const bytes = typeof auth === 'string' ? Buffer.from(auth, 'utf8') : Buffer.from(auth);
+    options.signal?.throwIfAborted();
+    // The session keeps the credentials and sends them again on every reconnect.
+    await raceAbort(this.#session.addAuth(scheme, bytes), options.signal, options.timeout ?? this.#options.requestTimeout, { op: 'addAuth' });
+  }
+
+  /** The identities this session is authenticated as (3.7+). */
+  async whoAmI(options: CallOptions = {}): Promise<Array<{ authScheme: string; user: string }>> {
+    const body = await this.#call(OpCode.whoAmI, 'whoAmI', undefined, undefined, proto.readWhoAmIResponse, options);
+    return (body.clientInfo ?? []).map((c) => ({ authScheme: c.authScheme ?? '', user: c.user ?? '' }));
+  }
+
+  /**
+   * Starts an atomic transaction: add create/delete/setData/check operations and `commit()`.
+   * Either every operation applies or none does.
+   */
+  transaction(): Transaction {
+    return new Transaction(this, this.#chroot);
+  }
+
+  /** Reads several nodes in one round trip (3.6+); each result is a value or an error. */
+  async multiRead(ops: readonly MultiReadOp[], options: CallOptions = {}): Promise<MultiReadResult[]> {
+    return executeMultiRead(this, this.#chroot, ops, options);
+  }
+
+  /** @internal Removes a local watch registration (used by watch removal and recipes). */
+  removeLocalWatch(kind: WatchKind, path: string, listener?: WatchListener): boolean {
+    return this.#session.watches.remove(kind, path, listener);
+  }
+
+  /**
+   * Ends the session: sends closeSession, so this session's ephemeral nodes are deleted at
+   * once, then closes the socket. Pending requests fail. Idempotent.
+   */
+  async close(): Promise<void> {
+    await this.#session.close();
+  }
+
+  /** `await using zk = await ZooKeeper.connect(...)` closes the client at the end of the scope. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  /** @internal Sends a request and returns the raw reply (err not turned into an exception). */
+  async rawRequest<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions) {
+    return this.#send(op, opName, path, write, read, options);
+  }
+
+  #send<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions) {
+    const timeout = options.timeout ?? this.#options.requestTimeout;
+    validateTimeout(timeout);
+    options.signal?.throwIfAborted();
+    if (requestStartChannel.hasSubscribers || requestFinishChannel.hasSubscribers) return this.#traced(op, path, write, read, options, timeout, opName);
+    return raceAbort(this.#session.request(op, write, read), options.signal, timeout, { op: opName, ...(path ? { path } : {}) });
+  }
+
+  async #traced<T>(op: number, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions, timeout: number | undefined, opName: string) {
+    const start = performance.now();
+    if (requestStartChannel.hasSubscribers) requestStartChannel.publish({ op, path });
+    let err = -4;
+    try {
+      const reply = await raceAbort(this.#session.request(op, write, read), options.signal, timeout, { op: opName, ...(path ? { path } : {}) });
+      err = reply.err;
+      return reply;
+    } finally {
+      if (requestFinishChannel.hasSubscribers) requestFinishChannel.publish({ op, path, err, durationMs: performance.now() - start });
+    }
+  }
+
+  async #call<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions): Promise<T> {
+    const reply = await this.#send(op, opName, path, write, read, options);
+    if (reply.err !== 0) throw fromCode(reply.err, { op: opName, path });
+    return reply.body as T;
+  }
+
+  #strip(serverPath: string | null): string {
+    return stripChroot(this.#chroot, serverPath ?? '');
+  }
+
+  #data(data: Data): Buffer | null {
+    if (data === null || data === undefined) return null;
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    if (bytes.length > this.#options.maxFrameSize) {
+      throw new InvalidArgumentError('data', `${bytes.length} bytes exceed the frame limit of ${this.#options.maxFrameSize} bytes (jute.maxbuffer)`);
+    }
+    return bytes;
+  }
+}
+
+function validVersion(version: number | undefined): number {
+  if (version === undefined) return -1;
+  if (!Number.isInteger(version) || version < -1 || version > 0x7fffffff) {
+    throw new InvalidArgumentError('version', `must be an integer >= -1, got ${String(version)}`);
+  }
+  return version;
+}
+
+export type { SessionState };

@@ -1,0 +1,52 @@
+/**
+ * Observability without output: `node:diagnostics_channel` channels (payloads are built only
+ * when someone subscribes) and `NODE_DEBUG=zk` through util.debuglog. The library prints
+ * nothing otherwise.
+ *
+ * Channels:
+ * - `zk:request:start`  `{ op: number, path?: string }`
+ * - `zk:request:finish` `{ op: number, path?: string, err: number, durationMs: number }`
+ * - `zk:state`          `{ sessionId: bigint, from: string, to: string }`
+ */
+import { channel } from 'node:diagnostics_channel';
+import { debuglog } from 'node:util';
+
+/** Channel names, for `diagnostics_channel.subscribe(name, fn)`. */
+export const ChannelName = {
+  requestStart: 'zk:request:start',
+  requestFinish: 'zk:request:finish',
+  state: 'zk:state',
+} as const;
+
+/** Payload of `zk:request:start`. */
+export interface RequestStartMessage {
+  readonly op: number;
+  readonly path?: string | undefined;
+}
+/** Payload of `zk:request:finish`. */
+export interface RequestFinishMessage extends RequestStartMessage {
+  /** The reply's error code (0 for success, -4 when the connection was lost). */
+  readonly err: number;
+  readonly durationMs: number;
+}
+/** Payload of `zk:state`. */
+export interface StateMessage {
+  readonly sessionId: bigint;
+  readonly from: string;
+  readonly to: string;
+}
+
+/** @internal */
+export const requestStartChannel = channel(ChannelName.requestStart);
+/** @internal */
+export const requestFinishChannel = channel(ChannelName.requestFinish);
+const stateChannel = channel(ChannelName.state);
+
+/** @internal */
+export function publishState(sessionId: bigint, from: string, to: string): void {
+  debug('state %s -> %s (session 0x%s)', from, to, sessionId.toString(16));
+  if (stateChannel.hasSubscribers) stateChannel.publish({ sessionId, from, to } satisfies StateMessage);
+}
+
+/** @internal `NODE_DEBUG=zk` logging. */
+export const debug = debuglog('zk');

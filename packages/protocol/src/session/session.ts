@@ -1,0 +1,370 @@
+/**
+ * The session across connections: which server to dial, the live connection, resumption with
+ * sessionId + password + lastZxidSeen after a drop, credentials and watches re-sent on every
+ * new connection, the public state, loss inference, and the ordered, asynchronous delivery of
+ * watch events.
+ */
+import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
+import { Connection, type Reply } from '../connection/connection.js';
+import { OpCode, Xid } from '../constants.js';
+import type { JuteReader } from '../jute/reader.js';
+import type { JuteWriter } from '../jute/writer.js';
+import { writeAuthPacket, type WatcherEvent } from '../jute/proto.js';
+import { AuthFailedError, ClientClosedError, ConnectionLossError, fromCode, SessionExpiredError } from '../errors.js';
+import { stripChroot } from '../client/paths.js';
+import { debug, publishState } from '../diagnostics.js';
+import { Backoff } from './backoff.js';
+import type { HostAddress } from './hosts.js';
+import { shuffleHosts } from './hosts.js';
+import { assertTransition, isConnected, isTerminal, type SessionState } from './state.js';
+import { eventTypeOf, WatchRegistry, type WatchListener } from './watches.js';
+import { setWatchesRequests } from './rewatch.js';
+
+export type { SessionState };
+
+/** Settings the session needs; the client normalises them. */
+export interface SessionOptions {
+  hosts: readonly HostAddress[];
+  chroot: string;
+  sessionTimeout: number;
+  connectTimeout: number;
+  maxFrameSize: number;
+  canBeReadOnly: boolean;
+  tls: TlsConnectionOptions | undefined;
+}
+
+/** Listener of state changes. */
+export type StateListener = (state: SessionState, previous: SessionState) => void;
+
+/** One session with a ZooKeeper ensemble. */
+export class Session {
+  readonly #options: SessionOptions;
+  readonly watches = new WatchRegistry();
+  readonly #auth: Array<{ scheme: string; auth: Buffer }> = [];
+  #state: SessionState = 'connecting';
+  #connection: Connection | undefined;
+  #sessionId = 0n;
+  #passwd: Buffer = Buffer.alloc(16);
+  #negotiatedTimeout = 0;
+  #lastZxid = 0n;
+  #host: HostAddress | undefined;
+  /** Hosts in the order we try them; rotates so a reconnect starts with the next server. */
+  #ring: HostAddress[];
+  #ringIndex = 0;
+  #lossTimer: NodeJS.Timeout | undefined;
+  #reconnecting: Promise<void> | undefined;
+  readonly #stateListeners = new Set<StateListener>();
+  readonly #eventQueue: Array<{ event: WatcherEvent; zxid: bigint }> = [];
+  #drainScheduled = false;
+
+  constructor(options: SessionOptions) {
+    this.#options = options;
+    this.#ring = shuffleHosts(options.hosts);
+  }
+
+  /** The current state. */
+  get state(): SessionState {
+    return this.#state;
+  }
+  /** The session id (0n before the first handshake). */
+  get sessionId(): bigint {
+    return this.#sessionId;
+  }
+  /** The session password the server issued (with the id, it resumes the session elsewhere). */
+  get sessionPassword(): Buffer {
+    return this.#passwd;
+  }
+  /** The timeout the server granted, in ms. */
+  get negotiatedTimeout(): number {
+    return this.#negotiatedTimeout;
+  }
+  /** The highest zxid seen in a reply or notification. */
+  get lastZxid(): bigint {
+    return this.#connection ? maxBig(this.#lastZxid, this.#connection.lastZxid) : this.#lastZxid;
+  }
+  /** The server the session is connected to, when connected. */
+  get host(): HostAddress | undefined {
+    return this.#connection ? this.#host : undefined;
+  }
+  /** Requests sent and not yet answered. */
+  get pendingCount(): number {
+    return this.#connection?.pendingCount ?? 0;
+  }
+
+  /** Adds a state listener; returns a function that removes it. */
+  onState(listener: StateListener): () => void {
+    this.#stateListeners.add(listener);
+    return () => this.#stateListeners.delete(listener);
+  }
+
+  /**
+   * Connects to the first server (in shuffled order) that grants a session, trying each once.
+   * Fails with ConnectionLoss (the per-host errors in `cause`) when none does.
+   */
+  async start(signal?: AbortSignal): Promise<void> {
+    const errors: unknown[] = [];
+    for (let i = 0; i < this.#ring.length; i++) {
+      signal?.throwIfAborted();
+      if (await this.#attempt(signal, errors)) return;
+    }
+    signal?.throwIfAborted();
+    this.#transition('closed');
+    throw new ConnectionLossError(`could not connect to any of ${this.#options.hosts.map((h) => `${h.host}:${h.port}`).join(', ')}`, {
+      cause: new AggregateError(errors, 'every server refused or timed out'),
+    });
+  }
+
+  /** Records credentials to send now and on every reconnect (Java's `addAuthInfo`). */
+  async addAuth(scheme: string, auth: Buffer): Promise<void> {
+    const reply = await this.request(OpCode.auth, (w) => writeAuthPacket(w, { type: 0, scheme, auth }), undefined, Xid.auth);
+    if (reply.err !== 0) throw fromCode(reply.err, { op: 'addAuth' });
+    this.#auth.push({ scheme, auth });
+  }
+
+  /** One connection attempt to the next host in the ring. True when it took. */
+  async #attempt(signal: AbortSignal | undefined, errors: unknown[]): Promise<boolean> {
+    const host = this.#ring[this.#ringIndex % this.#ring.length] as HostAddress;
+    this.#ringIndex = (this.#ringIndex + 1) % this.#ring.length;
+    let conn: Connection | undefined;
+    try {
+      conn = await Connection.open(
+        {
+          host: host.host,
+          port: host.port,
+          tls: this.#options.tls,
+          sessionTimeout: this.#options.sessionTimeout,
+          sessionId: this.#sessionId,
+          passwd: this.#passwd,
+          lastZxidSeen: this.lastZxid,
+          canBeReadOnly: this.#options.canBeReadOnly,
+          connectTimeout: this.#options.connectTimeout,
+          maxFrameSize: this.#options.maxFrameSize,
+          signal,
+        },
+        {
+          notification: (event, zxid) => this.#enqueue(event, zxid),
+          close: (reason) => this.#onConnectionClosed(conn, reason),
+        },
+      );
+      await this.#rearm(conn);
+    } catch (err) {
+      conn?.destroy();
+      if (err instanceof SessionExpiredError) {
+        this.#expire();
+        throw err;
+      }
+      if (err instanceof AuthFailedError) {
+        this.#transition('authFailed');
+        throw err;
+      }
+      debug('connect to %s:%d failed: %s', host.host, host.port, (err as Error)?.message);
+      errors.push(err);
+      return false;
+    }
+    if (this.#state === 'closed') {
+      void conn.close();
+      return true;
+    }
+    this.#adopt(conn, host);
+    return true;
+  }
+
+  /**
+   * On a resumed session, sends the credentials again and re-registers every watch relative to
+   * lastZxidSeen (SetWatches / SetWatches2, in batches under the frame limit), so a change made
+   * while we were away fires the watch exactly once. Waits for the replies: requests from the
+   * application are only let through once the connection is in the state the session expects.
+   */
+  async #rearm(conn: Connection): Promise<void> {
+    const replies: Array<Promise<Reply<unknown>>> = [];
+    for (const { scheme, auth } of this.#auth) {
+      replies.push(conn.request(OpCode.auth, (w) => writeAuthPacket(w, { type: 0, scheme, auth }), undefined, { xid: Xid.auth }));
+    }
+    if (conn.session.kind === 'resumed' && this.watches.size > 0) {
+      for (const req of setWatchesRequests(this.watches.snapshot(), this.#options.chroot, this.lastZxid, this.#options.maxFrameSize)) {
+        replies.push(conn.request(req.type, req.write, undefined, { xid: Xid.setWatches }));
+      }
+    }
+    for (const reply of await Promise.all(replies)) {
+      if (reply.err === -115) throw new AuthFailedError('the server refused the credentials on reconnect');
+      if (reply.err !== 0) throw fromCode(reply.err, { op: 'setWatches' });
+    }
+  }
+
+  #adopt(conn: Connection, host: HostAddress): void {
+    const fresh = this.#sessionId !== 0n && conn.session.sessionId !== this.#sessionId;
+    this.#connection = conn;
+    this.#host = host;
+    this.#sessionId = conn.session.sessionId;
+    this.#passwd = conn.session.passwd;
+    this.#negotiatedTimeout = conn.session.timeOut;
+    if (fresh) debug('server granted a new session 0x%s', this.#sessionId.toString(16));
+    this.#clearLossTimer();
+    this.#transition(conn.session.readOnly ? 'connectedReadOnly' : 'connected');
+  }
+
+  /**
+   * Sends one request on the live connection. Without one, fails at once with ConnectionLoss
+   * (or SessionExpired / ClientClosed / AuthFailed in those states): nothing is queued or
+   * resent behind the caller's back.
+   */
+  request<T>(type: number, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, xid?: number): Promise<Reply<T>> {
+    const conn = this.#connection;
+    if (conn && isConnected(this.#state)) return conn.request(type, write, read, xid === undefined ? undefined : { xid });
+    return Promise.reject(this.#unavailable());
+  }
+
+  /** Resolves when the session is connected again, or rejects when it cannot be (or on abort). */
+  waitConnected(signal?: AbortSignal): Promise<void> {
+    if (isConnected(this.#state)) return Promise.resolve();
+    if (isTerminal(this.#state)) return Promise.reject(this.#unavailable());
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => done(signal?.reason);
+      const off = this.onState((state) => {
+        if (isConnected(state)) done();
+        else if (isTerminal(state)) done(this.#unavailable());
+      });
+      const done = (err?: unknown) => {
+        off();
+        signal?.removeEventListener('abort', onAbort);
+        if (err === undefined) resolve();
+        else reject(err);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal?.aborted) onAbort();
+    });
+  }
+
+  #unavailable(): Error {
+    switch (this.#state) {
+      case 'closed':
+        return new ClientClosedError();
+      case 'expired':
+        return new SessionExpiredError();
+      case 'authFailed':
+        return new AuthFailedError();
+      default:
+        return new ConnectionLossError(`not connected (${this.#state})`);
+    }
+  }
+
+  /** Ends the session: closeSession, so its ephemeral nodes go at once. Idempotent. */
+  async close(timeoutMs = 2000): Promise<void> {
+    if (this.#state === 'closed') return;
+    const conn = this.#connection;
+    this.#connection = undefined;
+    this.#clearLossTimer();
+    this.#transition('closed');
+    if (conn) await conn.close(timeoutMs);
+    this.watches.clear();
+  }
+
+  #onConnectionClosed(conn: Connection | undefined, reason: Error | undefined): void {
+    if (!conn || this.#connection !== conn) return;
+    this.#lastZxid = maxBig(this.#lastZxid, conn.lastZxid);
+    this.#connection = undefined;
+    debug('connection to %s:%d closed: %s', this.#host?.host, this.#host?.port, reason?.message);
+    if (isTerminal(this.#state)) return;
+    this.#transition('suspended');
+    this.#startLossTimer();
+    this.#reconnecting ??= this.#reconnect().finally(() => (this.#reconnecting = undefined));
+  }
+
+  /**
+   * Client-side loss inference (Curator's simulated expiration, at 100%): once no server has
+   * answered for the whole negotiated session timeout since the connection dropped, the
+   * ensemble has had every reason to expire the session, so it is reported `lost`. The real
+   * verdict comes on reconnect: `expired`, or `connected` if the session survived after all.
+   */
+  #startLossTimer(): void {
+    this.#clearLossTimer();
+    const timeout = this.#negotiatedTimeout || this.#options.sessionTimeout;
+    this.#lossTimer = setTimeout(() => {
+      this.#lossTimer = undefined;
+      if (this.#state === 'suspended') this.#transition('lost');
+    }, timeout);
+  }
+
+  #clearLossTimer(): void {
+    if (this.#lossTimer) clearTimeout(this.#lossTimer);
+    this.#lossTimer = undefined;
+  }
+
+  async #reconnect(): Promise<void> {
+    const backoff = new Backoff();
+    const errors: unknown[] = [];
+    while (!isTerminal(this.#state) && !isConnected(this.#state)) {
+      const delay = backoff.next();
+      if (delay > 0) await sleep(delay);
+      if (isTerminal(this.#state)) return;
+      try {
+        if (await this.#attempt(undefined, errors)) return;
+      } catch {
+        return; // expired or auth failed: the state says so
+      }
+      if (errors.length > 64) errors.splice(0, errors.length - 64);
+    }
+  }
+
+  #expire(): void {
+    this.#clearLossTimer();
+    if (this.#state !== 'expired' && this.#state !== 'closed') this.#transition('expired');
+  }
+
+  #transition(next: SessionState): void {
+    const prev = this.#state;
+    if (prev === next) return;
+    assertTransition(prev, next);
+    this.#state = next;
+    publishState(this.#sessionId, prev, next);
+    for (const l of [...this.#stateListeners]) {
+      try {
+        l(next, prev);
+      } catch (err) {
+        debug('state listener threw: %s', (err as Error)?.message);
+      }
+    }
+    // The session's watches died with it. One-shot listeners are dropped; the state change
+    // is how their owners learn of it (state listeners, or the watch streams above).
+    if (next === 'expired') this.watches.clear();
+  }
+
+  // Watch events are delivered in order, but never inside the socket read path: a slow
+  // listener must not delay replies or pings (design.md §5). setImmediate also lets the
+  // continuation of the request that registered a watch run before an event for it fires.
+  #enqueue(event: WatcherEvent, zxid: bigint): void {
+    this.#eventQueue.push({ event, zxid });
+    if (!this.#drainScheduled) {
+      this.#drainScheduled = true;
+      setImmediate(() => this.#drain());
+    }
+  }
+
+  #drain(): void {
+    this.#drainScheduled = false;
+    const queue = this.#eventQueue.splice(0);
+    for (const { event, zxid } of queue) {
+      const type = eventTypeOf(event.type);
+      if (!type || event.path === null) continue;
+      const path = stripChroot(this.#options.chroot, event.path);
+      for (const listener of this.watches.take(type, path)) deliver(listener, { type, path, zxid });
+    }
+  }
+}
+
+function deliver(listener: WatchListener, event: Parameters<WatchListener>[0]): void {
+  try {
+    listener(event);
+  } catch (err) {
+    // As the Java client's event thread does, a throwing watcher does not stop the others.
+    debug('watch listener threw: %s', (err as Error)?.message);
+  }
+}
+
+function maxBig(a: bigint, b: bigint): bigint {
+  return a > b ? a : b;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

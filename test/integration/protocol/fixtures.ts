@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import { inject } from 'vitest';
+import { ZooKeeper, type ClientOptions } from '@zk/protocol';
+
+/** The connect string of the shared server started by the global setup (or ZK_CONNECT). */
+export function connectString(): string {
+  return inject('zkConnect');
+}
+
+/**
+ * A per-test namespace: a fresh chroot node, clients rooted in it, and a teardown that closes
+ * every client, checks none leaked watches or pending requests, and reports what the test left.
+ */
+export class TestSpace {
+  readonly root = `/t-${randomUUID()}`;
+  readonly #clients: ZooKeeper[] = [];
+  #admin: ZooKeeper | undefined;
+
+  /** A client on the server's root (no chroot). */
+  async admin(): Promise<ZooKeeper> {
+    if (!this.#admin) {
+      this.#admin = await ZooKeeper.connect(connectString(), { sessionTimeout: 10_000 });
+      await this.#admin.create(this.root);
+    }
+    return this.#admin;
+  }
+
+  /** A client whose chroot is this test's namespace. */
+  async client(options: ClientOptions = {}): Promise<ZooKeeper> {
+    await this.admin();
+    const zk = await ZooKeeper.connect(`${connectString()}${this.root}`, { sessionTimeout: 10_000, ...options });
+    this.#clients.push(zk);
+    return zk;
+  }
+
+  /** Closes every client; throws if one leaked pending requests; deletes the namespace. */
+  async close(): Promise<{ leakedWatches: number; leftNodes: string[] }> {
+    let leakedWatches = 0;
+    for (const zk of this.#clients) {
+      leakedWatches += zk.watchCount;
+      await zk.close();
+      if (zk.pendingRequests !== 0) throw new Error(`client left ${zk.pendingRequests} pending requests after close`);
+    }
+    const leftNodes: string[] = [];
+    if (this.#admin) {
+      await deleteTree(this.#admin, this.root, leftNodes);
+      await this.#admin.close();
+    }
+    return { leakedWatches, leftNodes };
+  }
+}
+
+async function deleteTree(zk: ZooKeeper, path: string, seen: string[]): Promise<void> {
+  let children: string[] = [];
+  try {
+    children = await zk.getChildren(path);
+  } catch {
+    return;
+  }
+  for (const c of children) {
+    const child = `${path}/${c}`;
+    seen.push(child);
+    await deleteTree(zk, child, seen);
+  }
+  try {
+    await zk.delete(path);
+  } catch {
+    // an ephemeral of a closed session may already be gone
+  }
+}
