@@ -3,15 +3,16 @@
  * any byte is sent, applies the chroot on the way out and strips it on the way back, and turns a
  * server error into a typed error carrying the code, the operation and the path.
  */
-import { CreateMode, OpCode } from '../constants.js';
-import { fromCode, InvalidArgumentError } from '../errors.js';
+import { AddWatchMode, CreateMode, OpCode, WatcherType } from '../constants.js';
+import { ErrorCode, fromCode, InvalidArgumentError, NoWatcherError, SessionExpiredError } from '../errors.js';
 import type { JuteReader } from '../jute/reader.js';
 import type { JuteWriter } from '../jute/writer.js';
 import type { Stat } from '../jute/data.js';
 import * as proto from '../jute/proto.js';
 import { requestFinishChannel, requestStartChannel } from '../diagnostics.js';
 import { Session, type SessionState, type StateListener } from '../session/session.js';
-import type { WatchKind, WatchListener } from '../session/watches.js';
+import type { WatchedEvent, WatchKind, WatchListener } from '../session/watches.js';
+import { AsyncQueue } from '../util/queue.js';
 import { raceAbort, validateTimeout } from '../util/abort.js';
 import { OPEN_ACL_UNSAFE, validateACL, type ACL } from './acl.js';
 import { resolveOptions, type ClientOptions, type ResolvedOptions } from './options.js';
@@ -308,6 +309,122 @@ export class ZooKeeper implements AsyncDisposable {
     return executeMultiRead(this, this.#chroot, ops, options);
   }
 
+  /**
+   * Adds a persistent watch (3.6+): `listener` gets every change of `path` (data changes,
+   * creation, deletion, child changes) until removed; with `recursive`, every change at any depth
+   * below it too (except child-list changes, which the server does not send to recursive watches).
+   * It survives reconnects (re-registered with SetWatches2). Returns a function that removes it.
+   */
+  async addWatch(path: string, listener: WatchListener, options: CallOptions & { recursive?: boolean } = {}): Promise<() => Promise<void>> {
+    validatePath(path);
+    if (typeof listener !== 'function') throw new InvalidArgumentError('listener', 'must be a function');
+    const kind: WatchKind = options.recursive ? 'persistentRecursive' : 'persistent';
+    const p = addChroot(this.#chroot, path);
+    const mode = options.recursive ? AddWatchMode.PERSISTENT_RECURSIVE : AddWatchMode.PERSISTENT;
+    await this.#call(OpCode.addWatch, 'addWatch', path, (w) => proto.writeAddWatchRequest(w, { path: p, mode }), undefined, options);
+    this.#session.watches.add(kind, path, listener);
+    return () => this.removeWatches(path, { kind: options.recursive ? 'persistentRecursive' : 'persistent', listener });
+  }
+
+  /**
+   * Watches `path` as an async iterable of events (a persistent watch; `recursive` for the whole
+   * subtree). Ending the loop, or aborting `signal`, removes the watch. Session expiry ends the
+   * loop with a SessionExpiredError.
+   *
+   * @example
+   * ```ts
+   * for await (const event of zk.watch('/config', { signal })) reload(event.path);
+   * ```
+   */
+  watch(path: string, options: { recursive?: boolean; signal?: AbortSignal } = {}): AsyncIterableIterator<WatchedEvent> {
+    validatePath(path);
+    let remove: (() => Promise<void>) | undefined;
+    const queue = new AsyncQueue<WatchedEvent>({
+      signal: options.signal,
+      onReturn: () => {
+        if (remove) remove().catch(() => this.removeLocalWatch(options.recursive ? 'persistentRecursive' : 'persistent', path, listener));
+      },
+    });
+    const listener: WatchListener = (event) => {
+      if (event.type === 'SessionExpired') queue.fail(new SessionExpiredError(undefined, { op: 'watch', path }));
+      else queue.push(event);
+    };
+    this.addWatch(path, listener, { recursive: options.recursive ?? false }).then(
+      (r) => {
+        remove = r;
+        if (queue.done) r().catch(() => undefined);
+      },
+      (err: unknown) => queue.fail(err),
+    );
+    return queue;
+  }
+
+  /**
+   * Removes watches of `path` (3.5+): of one `kind` (`'data'` covers data and exists watches,
+   * `'child'`, `'persistent'`, `'persistentRecursive'`, or `'any'`, the default), only `listener`
+   * when given. The server is asked to drop its watch unless another local listener still needs
+   * it; with `local`, only the local registration goes (for when the server is unreachable).
+   * Removed listeners get a DataWatchRemoved / ChildWatchRemoved / PersistentWatchRemoved event.
+   * Fails with NoWatcherError when nothing matches.
+   */
+  async removeWatches(path: string, options: CallOptions & { kind?: RemovableWatchKind; listener?: WatchListener; local?: boolean } = {}): Promise<void> {
+    validatePath(path);
+    const kind = options.kind ?? 'any';
+    const kinds = removable[kind];
+    if (!kinds) throw new InvalidArgumentError('kind', `unknown watch kind ${String(kind)}`);
+    const watches = this.#session.watches;
+    const matched = kinds.filter((k) => watches.has(k, path, options.listener));
+    if (matched.length === 0) throw new NoWatcherError(undefined, { op: 'removeWatches', path });
+    // The server keeps one watch per (path, kind) for the session: drop it only when no other local listener needs it.
+    const serverStillNeeded = options.listener !== undefined && matched.every((k) => watches.listeners(k, path).length > 1);
+    if (!options.local && !serverStillNeeded) {
+      const p = addChroot(this.#chroot, path);
+      const type = serverWatcherType[kind];
+      const reply = await this.#send(OpCode.removeWatches, 'removeWatches', path, (w) => proto.writeRemoveWatchesRequest(w, { path: p, type }), undefined, options);
+      if (reply.err !== 0 && reply.err !== ErrorCode.NOWATCHER) throw fromCode(reply.err, { op: 'removeWatches', path });
+    }
+    for (const k of matched) {
+      const removed = options.listener ? [options.listener] : watches.listeners(k, path);
+      watches.remove(k, path, options.listener);
+      const type = k === 'child' ? 'ChildWatchRemoved' : k === 'data' || k === 'exist' ? 'DataWatchRemoved' : 'PersistentWatchRemoved';
+      for (const l of removed) safeCall(l, { type, path });
+    }
+  }
+
+  /** True when the server holds a watch of `kind` on `path` for this session (3.5+). */
+  async checkWatches(path: string, options: CallOptions & { kind?: RemovableWatchKind } = {}): Promise<boolean> {
+    validatePath(path);
+    const kind = options.kind ?? 'any';
+    if (!removable[kind]) throw new InvalidArgumentError('kind', `unknown watch kind ${String(kind)}`);
+    const p = addChroot(this.#chroot, path);
+    const type = serverWatcherType[kind];
+    const reply = await this.#send(OpCode.checkWatches, 'checkWatches', path, (w) => proto.writeCheckWatchesRequest(w, { path: p, type }), undefined, options);
+    if (reply.err === 0) return true;
+    if (reply.err === ErrorCode.NOWATCHER) return false;
+    throw fromCode(reply.err, { op: 'checkWatches', path });
+  }
+
+  /**
+   * The session's state changes as an async iterable, starting with the current state. Ends
+   * when the client is closed; ending the loop or aborting `signal` unsubscribes.
+   *
+   * @example
+   * ```ts
+   * for await (const { state } of zk.states()) if (state === 'lost') stopWork();
+   * ```
+   */
+  states(options: { signal?: AbortSignal } = {}): AsyncIterableIterator<StateChange> {
+    let off = () => {};
+    const queue = new AsyncQueue<StateChange>({ signal: options.signal, onReturn: () => off() });
+    queue.push({ state: this.state, previous: undefined });
+    off = this.#session.onState((state, previous) => {
+      queue.push({ state, previous });
+      if (state === 'closed') queue.end();
+    });
+    if (this.state === 'closed') queue.end();
+    return queue;
+  }
+
   /** @internal Removes a local watch registration (used by watch removal and recipes). */
   removeLocalWatch(kind: WatchKind, path: string, listener?: WatchListener): boolean {
     return this.#session.watches.remove(kind, path, listener);
@@ -369,6 +486,41 @@ export class ZooKeeper implements AsyncDisposable {
       throw new InvalidArgumentError('data', `${bytes.length} bytes exceed the frame limit of ${this.#options.maxFrameSize} bytes (jute.maxbuffer)`);
     }
     return bytes;
+  }
+}
+
+/** Which watches {@link ZooKeeper.removeWatches} and {@link ZooKeeper.checkWatches} address. */
+export type RemovableWatchKind = 'data' | 'child' | 'persistent' | 'persistentRecursive' | 'any';
+
+/** One state change of {@link ZooKeeper.states}. */
+export interface StateChange {
+  readonly state: SessionState;
+  /** The state before; `undefined` for the first item (the state when iteration began). */
+  readonly previous: SessionState | undefined;
+}
+
+const removable: Record<RemovableWatchKind, readonly WatchKind[]> = {
+  data: ['data', 'exist'],
+  child: ['child'],
+  persistent: ['persistent'],
+  persistentRecursive: ['persistentRecursive'],
+  any: ['data', 'exist', 'child', 'persistent', 'persistentRecursive'],
+};
+
+/** `Watcher.WatcherType` numbers; Persistent (4) and PersistentRecursive (5) arrived in 3.6. */
+const serverWatcherType: Record<RemovableWatchKind, number> = {
+  child: WatcherType.Children,
+  data: WatcherType.Data,
+  any: WatcherType.Any,
+  persistent: 4,
+  persistentRecursive: 5,
+};
+
+function safeCall(listener: WatchListener, event: WatchedEvent): void {
+  try {
+    listener(event);
+  } catch {
+    // a throwing listener must not stop the others (as in the session's event delivery)
   }
 }
 

@@ -324,9 +324,11 @@ export class Session {
         debug('state listener threw: %s', (err as Error)?.message);
       }
     }
-    // The session's watches died with it. One-shot listeners are dropped; the state change
-    // is how their owners learn of it (state listeners, or the watch streams above).
-    if (next === 'expired') this.watches.clear();
+    // The session's watches died with it: every listener is told once (Java delivers a None
+    // event with state Expired to every watcher), then the table is empty.
+    if (next === 'expired') {
+      for (const [listener, path] of this.watches.clear()) deliver(listener, { type: 'SessionExpired', path });
+    }
   }
 
   // Watch events are delivered in order, but never inside the socket read path: a slow

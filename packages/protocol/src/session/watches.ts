@@ -14,7 +14,8 @@ export type WatchEventType =
   | 'NodeChildrenChanged'
   | 'DataWatchRemoved'
   | 'ChildWatchRemoved'
-  | 'PersistentWatchRemoved';
+  | 'PersistentWatchRemoved'
+  | 'SessionExpired';
 
 /** A watch notification as user code sees it. */
 export interface WatchedEvent {
@@ -149,14 +150,22 @@ export class WatchRegistry {
     };
   }
 
-  /** Every distinct listener, and empties the table (session expiry, close). */
-  clear(): Set<WatchListener> {
-    const out = new Set<WatchListener>();
+  /**
+   * Empties the table (session expiry, close) and returns each distinct listener once, with the
+   * first path it was registered for.
+   */
+  clear(): Map<WatchListener, string> {
+    const out = new Map<WatchListener, string>();
     for (const table of Object.values(this.#tables)) {
-      for (const set of table.values()) for (const l of set) out.add(l);
+      for (const [path, set] of table) for (const l of set) if (!out.has(l)) out.set(l, path);
       table.clear();
     }
     return out;
+  }
+
+  /** The listeners registered for `path` under `kind` (a copy). */
+  listeners(kind: WatchKind, path: string): WatchListener[] {
+    return [...(this.#tables[kind].get(path) ?? [])];
   }
 }
 
