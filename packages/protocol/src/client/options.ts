@@ -29,6 +29,13 @@ export interface ClientOptions {
   tls?: TlsConnectionOptions;
   /** Credentials added right after connecting, e.g. `[{ scheme: 'digest', auth: 'user:pass' }]`. */
   auth?: ReadonlyArray<{ scheme: string; auth: string | Uint8Array }>;
+  /**
+   * What a request made while disconnected does: `'fail'` (default) rejects at once with
+   * ConnectionLoss; `'wait'` waits for the session to reconnect, within the call's timeout and
+   * signal, then sends it. Requests already in flight when a connection drops always fail with
+   * ConnectionLoss: they may or may not have been applied, and are never resent.
+   */
+  whileDisconnected?: 'fail' | 'wait';
   /** Aborts the initial connection attempt. */
   signal?: AbortSignal;
 }
@@ -44,6 +51,7 @@ export interface ResolvedOptions {
   canBeReadOnly: boolean;
   tls: TlsConnectionOptions | undefined;
   auth: ReadonlyArray<{ scheme: string; auth: Buffer }>;
+  whileDisconnected: 'fail' | 'wait';
 }
 
 /** @internal */
@@ -55,6 +63,9 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
   const maxFrameSize = options.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE;
   if (!Number.isInteger(maxFrameSize) || maxFrameSize < 1024) {
     throw new InvalidArgumentError('maxFrameSize', `must be an integer >= 1024, got ${String(maxFrameSize)}`);
+  }
+  if (options.whileDisconnected !== undefined && options.whileDisconnected !== 'fail' && options.whileDisconnected !== 'wait') {
+    throw new InvalidArgumentError('whileDisconnected', `must be 'fail' or 'wait', got ${String(options.whileDisconnected)}`);
   }
   const auth = (options.auth ?? []).map(({ scheme, auth }, i) => {
     if (typeof scheme !== 'string' || scheme === '') throw new InvalidArgumentError('auth', `entry ${i}: scheme must be a non-empty string`);
@@ -70,5 +81,6 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
     canBeReadOnly: options.canBeReadOnly ?? false,
     tls: options.tls,
     auth,
+    whileDisconnected: options.whileDisconnected ?? 'fail',
   };
 }

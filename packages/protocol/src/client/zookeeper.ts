@@ -4,7 +4,7 @@
  * server error into a typed error carrying the code, the operation and the path.
  */
 import { AddWatchMode, CreateMode, OpCode, WatcherType } from '../constants.js';
-import { ErrorCode, fromCode, InvalidArgumentError, NoWatcherError, SessionExpiredError } from '../errors.js';
+import { ErrorCode, fromCode, InvalidArgumentError, NoWatcherError, RequestTimeoutError, SessionExpiredError } from '../errors.js';
 import type { JuteReader } from '../jute/reader.js';
 import type { JuteWriter } from '../jute/writer.js';
 import type { Stat } from '../jute/data.js';
@@ -452,18 +452,44 @@ export class ZooKeeper implements AsyncDisposable {
     const timeout = options.timeout ?? this.#options.requestTimeout;
     validateTimeout(timeout);
     options.signal?.throwIfAborted();
-    if (requestStartChannel.hasSubscribers || requestFinishChannel.hasSubscribers) return this.#traced(op, path, write, read, options, timeout, opName);
-    return raceAbort(this.#session.request(op, write, read), options.signal, timeout, { op: opName, ...(path ? { path } : {}) });
+    const context = { op: opName, ...(path ? { path } : {}) };
+    const traced = requestStartChannel.hasSubscribers || requestFinishChannel.hasSubscribers;
+    if (this.#options.whileDisconnected === 'wait' && waitable.has(this.#session.state)) {
+      return this.#sendWhenConnected(op, path, write, read, options.signal, timeout, context, traced);
+    }
+    if (traced) return this.#traced(op, path, raceAbort(this.#session.request(op, write, read), options.signal, timeout, context));
+    return raceAbort(this.#session.request(op, write, read), options.signal, timeout, context);
   }
 
-  async #traced<T>(op: number, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions, timeout: number | undefined, opName: string) {
+  /**
+   * `whileDisconnected: 'wait'`: holds the request until the session is connected again, within
+   * the call's deadline and signal. A request whose caller gave up is never sent.
+   */
+  async #sendWhenConnected<T>(op: number, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, signal: AbortSignal | undefined, timeout: number | undefined, context: { op: string; path?: string }, traced: boolean) {
+    const deadline = timeout === undefined ? undefined : performance.now() + timeout;
+    const ac = new AbortController();
+    const timer = timeout === undefined ? undefined : setTimeout(() => ac.abort(new RequestTimeoutError(`${context.op}${context.path ? ` ${context.path}` : ''} timed out after ${timeout} ms while disconnected`, context)), timeout);
+    const onAbort = () => ac.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await this.#session.waitConnected(ac.signal);
+    } finally {
+      if (timer) clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+    const left = deadline === undefined ? undefined : Math.max(0, deadline - performance.now());
+    const sent = raceAbort(this.#session.request(op, write, read), signal, left, context);
+    return traced ? this.#traced(op, path, sent) : sent;
+  }
+
+  async #traced<T>(op: number, path: string | undefined, reply: Promise<T & { err: number }>): Promise<T & { err: number }> {
     const start = performance.now();
     if (requestStartChannel.hasSubscribers) requestStartChannel.publish({ op, path });
-    let err = -4;
+    let err = ErrorCode.CONNECTIONLOSS as number;
     try {
-      const reply = await raceAbort(this.#session.request(op, write, read), options.signal, timeout, { op: opName, ...(path ? { path } : {}) });
-      err = reply.err;
-      return reply;
+      const r = await reply;
+      err = r.err;
+      return r;
     } finally {
       if (requestFinishChannel.hasSubscribers) requestFinishChannel.publish({ op, path, err, durationMs: performance.now() - start });
     }
@@ -498,6 +524,9 @@ export interface StateChange {
   /** The state before; `undefined` for the first item (the state when iteration began). */
   readonly previous: SessionState | undefined;
 }
+
+/** States in which `whileDisconnected: 'wait'` holds a request instead of failing it. */
+const waitable = new Set<SessionState>(['connecting', 'suspended', 'lost']);
 
 const removable: Record<RemovableWatchKind, readonly WatchKind[]> = {
   data: ['data', 'exist'],
