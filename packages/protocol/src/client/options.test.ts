@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_MAX_FRAME_SIZE } from '../constants.js';
+import { InvalidArgumentError } from '../errors.js';
+import { resolveOptions } from './options.js';
+
+describe('options - resolveOptions', () => {
+  it('applies defaults', () => {
+    const o = resolveOptions('a:1/app', {});
+    expect(o).toMatchObject({
+      hosts: [{ host: 'a', port: 1 }],
+      chroot: '/app',
+      sessionTimeout: 30_000,
+      connectTimeout: 10_000,
+      requestTimeout: undefined,
+      maxFrameSize: DEFAULT_MAX_FRAME_SIZE,
+      canBeReadOnly: false,
+      whileDisconnected: 'fail',
+      auth: [],
+    });
+  });
+
+  it('encodes string credentials as UTF-8', () => {
+    const o = resolveOptions('a', { auth: [{ scheme: 'digest', auth: 'ü:p' }] });
+    expect(o.auth[0]?.auth).toEqual(Buffer.from('ü:p', 'utf8'));
+  });
+
+  it.each([
+    [{ sessionTimeout: -1 }, 'sessionTimeout'],
+    [{ connectTimeout: Number.NaN }, 'connectTimeout'],
+    [{ requestTimeout: Infinity }, 'requestTimeout'],
+    [{ maxFrameSize: 10 }, 'maxFrameSize'],
+    [{ maxFrameSize: 1.5e6 + 0.5 }, 'maxFrameSize'],
+    [{ auth: [{ scheme: '', auth: 'x' }] }, 'auth'],
+    [{ whileDisconnected: 'later' as never }, 'whileDisconnected'],
+  ])('refuses %j', (opts, arg) => {
+    try {
+      resolveOptions('a', opts);
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(InvalidArgumentError);
+      expect((e as InvalidArgumentError).argument).toBe(arg);
+    }
+  });
+});
