@@ -169,10 +169,13 @@ describe('client - ACLs and auth', () => {
   it('gets and sets ACLs, with aversion checks', async () => {
     await zk.create('/acl');
     expect((await zk.getACL('/acl')).acl).toEqual(OPEN_ACL_UNSAFE);
+    await expect(zk.setACL('/acl', READ_ACL_UNSAFE, { version: 3 })).rejects.toBeInstanceOf(BadVersionError);
     const stat = await zk.setACL('/acl', READ_ACL_UNSAFE, { version: 0 });
     expect(stat.aversion).toBe(1);
+    expect((await zk.getACL('/acl')).acl).toEqual(READ_ACL_UNSAFE);
     await expect(zk.setData('/acl', 'x')).rejects.toBeInstanceOf(NoAuthError);
-    await expect(zk.setACL('/acl', OPEN_ACL_UNSAFE, { version: 0 })).rejects.toBeInstanceOf(BadVersionError);
+    // changing the ACL back needs ADMIN, which the read-only ACL no longer grants
+    await expect(zk.setACL('/acl', OPEN_ACL_UNSAFE)).rejects.toBeInstanceOf(NoAuthError);
   });
 
   it('digest ACLs deny another client and admit the authenticated one', async () => {

@@ -4,7 +4,7 @@ import { ZooKeeper, type ClientOptions } from '@zk/protocol';
 
 /** The connect string of the shared server started by the global setup (or ZK_CONNECT). */
 export function connectString(): string {
-  return inject('zkConnect');
+  return inject('zkConnect') ?? (process.env.ZK_CONNECT as string);
 }
 
 /**

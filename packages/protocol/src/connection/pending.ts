@@ -1,0 +1,94 @@
+/**
+ * Outstanding requests of one connection. ZooKeeper answers a session's requests in the order
+ * it received them, so replies are matched to a FIFO: a reply must carry the xid of the oldest
+ * outstanding request (Java's `ClientCnxn.readResponse` checks the same). Pings and auth packets
+ * are answered out of band (the server handles them on arrival), so they wait in side queues
+ * keyed by their fixed xid.
+ */
+import { Xid } from '../constants.js';
+
+/** One request waiting for its reply. */
+export interface PendingRequest {
+  readonly xid: number;
+  readonly type: number;
+  /** Settles the caller's promise with the reply frame's reader position handled by the owner. */
+  readonly settle: (err: unknown, value?: unknown) => void;
+  readonly read: ((r: import('../jute/reader.js').JuteReader) => unknown) | undefined;
+}
+
+/** Xids the client allocates: 1 .. 2^31-1, then back to 1 (negative xids are reserved). */
+const MAX_XID = 0x7fffffff;
+
+/** FIFO of outstanding requests with xid allocation. */
+export class PendingQueue {
+  #items: Array<PendingRequest | undefined> = [];
+  #head = 0;
+  #nextXid = 1;
+  readonly #side = new Map<number, PendingRequest[]>();
+
+  /** Requests waiting for a reply (FIFO and side queues). */
+  get size(): number {
+    let n = this.#items.length - this.#head;
+    for (const q of this.#side.values()) n += q.length;
+    return n;
+  }
+
+  /** A fresh xid. */
+  nextXid(): number {
+    const xid = this.#nextXid;
+    this.#nextXid = xid >= MAX_XID ? 1 : xid + 1;
+    return xid;
+  }
+
+  /** Queues a request sent with `req.xid`. Ping and auth xids go to their side queue. */
+  push(req: PendingRequest): void {
+    if (req.xid === Xid.ping || req.xid === Xid.auth) {
+      let q = this.#side.get(req.xid);
+      if (!q) this.#side.set(req.xid, (q = []));
+      q.push(req);
+      return;
+    }
+    this.#items.push(req);
+  }
+
+  /** The oldest outstanding request of the FIFO, without removing it. */
+  peek(): PendingRequest | undefined {
+    return this.#items[this.#head];
+  }
+
+  /** Removes and returns the oldest outstanding request of the FIFO. */
+  shift(): PendingRequest | undefined {
+    const item = this.#items[this.#head];
+    if (item === undefined) return undefined;
+    this.#items[this.#head++] = undefined;
+    // Compact now and then instead of Array.shift on every reply (O(n) per call on big queues).
+    if (this.#head === this.#items.length) {
+      this.#items = [];
+      this.#head = 0;
+    } else if (this.#head > 4096 && this.#head * 2 > this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+    return item;
+  }
+
+  /** Removes and returns the oldest request waiting on a side queue (ping or auth). */
+  shiftSide(xid: number): PendingRequest | undefined {
+    return this.#side.get(xid)?.shift();
+  }
+
+  /** Empties every queue, settling each request with `err`. */
+  failAll(err: (req: PendingRequest) => unknown): void {
+    const items = this.#items;
+    const head = this.#head;
+    this.#items = [];
+    this.#head = 0;
+    const side = [...this.#side.values()].flat();
+    this.#side.clear();
+    for (let i = head; i < items.length; i++) {
+      const req = items[i];
+      if (req) req.settle(err(req));
+    }
+    for (const req of side) req.settle(err(req));
+  }
+}
