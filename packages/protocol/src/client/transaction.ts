@@ -87,9 +87,13 @@ export class Transaction {
     return this.#ops.length;
   }
 
-  /** Adds a create (any mode; TTL modes need `ttl`). Its result has the created path. */
-  create(path: string, data?: Data, options: Omit<CreateOptions, 'signal' | 'timeout'> & { withStat?: boolean } = {}): this {
-    const { request } = this.#zk.prepareCreate(path, data, options, options.withStat ?? false);
+  /**
+   * Adds a create (any mode; TTL modes need `ttl`). Its result has the created path, and a
+   * Stat for containers and TTL nodes (the server answers a plain create inside a multi without
+   * one, even when asked with create2, so this builder does not offer it).
+   */
+  create(path: string, data?: Data, options: Omit<CreateOptions, 'signal' | 'timeout'> = {}): this {
+    const { request } = this.#zk.prepareCreate(path, data, options, false);
     this.#ops.push({ op: 'create', path, wire: request });
     return this;
   }

@@ -376,7 +376,11 @@ export class ZooKeeper implements AsyncDisposable {
     const matched = kinds.filter((k) => watches.has(k, path, options.listener));
     if (matched.length === 0) throw new NoWatcherError(undefined, { op: 'removeWatches', path });
     // The server keeps one watch per (path, kind) for the session: drop it only when no other local listener needs it.
-    const serverStillNeeded = options.listener !== undefined && matched.every((k) => watches.listeners(k, path).length > 1);
+    const othersOnSameWatch = options.listener !== undefined && matched.every((k) => watches.listeners(k, path).length > 1);
+    // Persistent kinds go to the server as Any (see serverWatcherType): keep the server's watches
+    // when other kinds on this path still need them; the server's extra events then reach nobody.
+    const othersUnderAny = serverWatcherType[kind] === WatcherType.Any && kind !== 'any' && allKinds.some((k) => !kinds.includes(k) && watches.has(k, path));
+    const serverStillNeeded = othersOnSameWatch || othersUnderAny;
     if (!options.local && !serverStillNeeded) {
       const p = addChroot(this.#chroot, path);
       const type = serverWatcherType[kind];
@@ -528,21 +532,27 @@ export interface StateChange {
 /** States in which `whileDisconnected: 'wait'` holds a request instead of failing it. */
 const waitable = new Set<SessionState>(['connecting', 'suspended', 'lost']);
 
+const allKinds: readonly WatchKind[] = ['data', 'exist', 'child', 'persistent', 'persistentRecursive'];
+
 const removable: Record<RemovableWatchKind, readonly WatchKind[]> = {
   data: ['data', 'exist'],
   child: ['child'],
   persistent: ['persistent'],
   persistentRecursive: ['persistentRecursive'],
-  any: ['data', 'exist', 'child', 'persistent', 'persistentRecursive'],
+  any: allKinds,
 };
 
-/** `Watcher.WatcherType` numbers; Persistent (4) and PersistentRecursive (5) arrived in 3.6. */
+/**
+ * `Watcher.WatcherType` numbers sent to the server. Servers up to 3.8 know only Children (1),
+ * Data (2) and Any (3) in removeWatches/checkWatches (Persistent 4 and PersistentRecursive 5 get
+ * MARSHALLINGERROR), and their Any covers persistent watches, so persistent kinds are sent as Any.
+ */
 const serverWatcherType: Record<RemovableWatchKind, number> = {
   child: WatcherType.Children,
   data: WatcherType.Data,
   any: WatcherType.Any,
-  persistent: 4,
-  persistentRecursive: 5,
+  persistent: WatcherType.Any,
+  persistentRecursive: WatcherType.Any,
 };
 
 function safeCall(listener: WatchListener, event: WatchedEvent): void {
