@@ -2,15 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { ZooKeeper, type ClientOptions } from '@zk/protocol';
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    zkConnect: string;
-  }
-}
 
 /** The connect string of the shared server started by the global setup (or ZK_CONNECT). */
 export function connectString(): string {
-  return inject('zkConnect') ?? (process.env.ZK_CONNECT as string);
+  return inject('zkConnect');
 }
 
 /**

@@ -1,0 +1,10 @@
+/**
+ * The real-ZooKeeper harness: servers, a fault proxy, four-letter words, timing.
+ */
+export { startZooKeeper, type ServerHandle, type StartOptions, type ZooKeeperEnsemble } from './zookeeper.js';
+export { TcpProxy } from './proxy.js';
+export { fourLetter, modeOf } from './fourletter.js';
+export { freePorts } from './ports.js';
+export { findLocalInstall, INSTALL_HINT } from './local-install.js';
+export { dockerAvailable } from './containers.js';
+export { timing, waitFor } from './timing.js';

@@ -1,0 +1,223 @@
+/**
+ * `startZooKeeper`: a real ZooKeeper standalone server or ensemble for tests, the bench and the
+ * demo. Where it comes from, in order: ZK_CONNECT (an existing ensemble), Testcontainers when a
+ * Docker engine answers, otherwise a local install (Debian jars or ZOOKEEPER_HOME).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dockerAvailable, startContainers } from './containers.js';
+import { findLocalInstall, INSTALL_HINT, LocalServer, type ServerPorts } from './local-install.js';
+import { freePorts } from './ports.js';
+import { timing, waitFor } from './timing.js';
+
+/** One server of an ensemble. */
+export interface ServerHandle {
+  /** The server id (`myid`), from 1. */
+  readonly id: number;
+  readonly host: string;
+  readonly port: number;
+  /** `host:port` of this server alone. */
+  readonly connectString: string;
+  /** SIGTERM (or container stop) and wait for exit. */
+  stop(): Promise<void>;
+  /** SIGKILL and wait for exit. */
+  kill(): Promise<void>;
+  /** Start again (same ports and data); resolves when it answers `srvr`. */
+  start(): Promise<void>;
+  /** stop() then start(). */
+  restart(): Promise<void>;
+  /** `leader`, `follower`, `standalone`, `observer`, `read-only`, or `down`. */
+  mode(): Promise<string>;
+  /** The server's log so far. */
+  logs(): Promise<string>;
+}
+
+/** A running ensemble (or an external one). */
+export interface ZooKeeperEnsemble extends AsyncDisposable {
+  /** Every server, comma-separated. */
+  readonly connectString: string;
+  readonly servers: readonly ServerHandle[];
+  readonly source: 'external' | 'testcontainers' | 'local';
+  /** False for an external ensemble: tests that kill servers must skip. */
+  readonly canKill: boolean;
+  /** Milliseconds from the call to every server answering. */
+  readonly startMs: number;
+  /** The current leader (or the standalone server). */
+  leader(): Promise<ServerHandle | undefined>;
+  /** Waits until the servers that are up agree on a leader (a quorum serves). */
+  waitForQuorum(timeoutMs?: number): Promise<ServerHandle>;
+  /** Every server's log, headed by its id. */
+  logs(): Promise<string>;
+  /** Stops everything and removes the data directories. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link startZooKeeper}. */
+export interface StartOptions {
+  /** 1 (standalone, default), 3 or 5. */
+  servers?: 1 | 3 | 5;
+  /** ZooKeeper tick in ms (default 500): sessions may be 2 ticks to 60 s. */
+  tickTime?: number;
+  /** Extra zoo.cfg entries. */
+  config?: Record<string, string | number>;
+  /** Extra JVM system properties for the servers. */
+  systemProperties?: Record<string, string | number | boolean>;
+  /** Ignore ZK_CONNECT and start servers (for tests that must kill them). */
+  own?: boolean;
+}
+
+/** Starts (or finds) a ZooKeeper ensemble. */
+export async function startZooKeeper(options: StartOptions = {}): Promise<ZooKeeperEnsemble> {
+  const count = options.servers ?? 1;
+  const external = process.env.ZK_CONNECT;
+  if (external && !options.own) return externalEnsemble(external);
+  const started = performance.now();
+  if (await dockerAvailable()) return startContainers(count, started);
+  const install = findLocalInstall();
+  if (!install) throw new Error(INSTALL_HINT);
+  const tickTime = options.tickTime ?? 500;
+  const dir = await mkdtemp(join(tmpdir(), 'zk-harness-'));
+  const portList = await freePorts(count * 3);
+  const members = Array.from({ length: count }, (_, i) => ({
+    id: i + 1,
+    ports: { client: portList[i * 3], peer: portList[i * 3 + 1], election: portList[i * 3 + 2] } as ServerPorts,
+  }));
+  const servers = members.map(
+    (m) =>
+      new LocalServer({
+        install,
+        id: m.id,
+        dir: join(dir, `server-${m.id}`),
+        ports: m.ports,
+        members: count === 1 ? [] : members,
+        tickTime,
+        extraConfig: options.config ?? {},
+        systemProperties: { 'zookeeper.extendedTypesEnabled': true, ...options.systemProperties },
+      }),
+  );
+  const handles = servers.map(localHandle);
+  const ensemble = new Ensemble(handles, 'local', true, async () => {
+    await Promise.all(servers.map((s) => s.kill()));
+    await rm(dir, { recursive: true, force: true });
+  });
+  try {
+    await Promise.all(servers.map((s) => s.start({ waitForMode: count === 1 })));
+    await ensemble.waitForQuorum();
+  } catch (err) {
+    const logs = await ensemble.logs();
+    await ensemble.close();
+    throw new Error(`ZooKeeper (${install.description}) did not start: ${(err as Error).message}\n${logs.slice(-4000)}`);
+  }
+  ensemble.startMs = performance.now() - started;
+  return ensemble;
+}
+
+function localHandle(server: LocalServer): ServerHandle {
+  return {
+    id: server.id,
+    host: '127.0.0.1',
+    port: server.port,
+    connectString: `127.0.0.1:${server.port}`,
+    stop: () => server.stop(),
+    kill: () => server.kill(),
+    start: () => server.start(),
+    restart: async () => {
+      await server.stop();
+      await server.start();
+    },
+    mode: () => server.mode(),
+    logs: async () => server.logs(),
+  };
+}
+
+/** @internal An ensemble over server handles. */
+export class Ensemble implements ZooKeeperEnsemble {
+  readonly servers: readonly ServerHandle[];
+  readonly source: ZooKeeperEnsemble['source'];
+  readonly canKill: boolean;
+  startMs = 0;
+  readonly #close: () => Promise<void>;
+  #closed = false;
+
+  constructor(servers: readonly ServerHandle[], source: ZooKeeperEnsemble['source'], canKill: boolean, close: () => Promise<void>) {
+    this.servers = servers;
+    this.source = source;
+    this.canKill = canKill;
+    this.#close = close;
+  }
+
+  get connectString(): string {
+    return this.servers.map((s) => s.connectString).join(',');
+  }
+
+  async leader(): Promise<ServerHandle | undefined> {
+    const modes = await Promise.all(this.servers.map((s) => s.mode()));
+    const i = modes.findIndex((m) => m === 'leader' || m === 'standalone');
+    return i < 0 ? undefined : this.servers[i];
+  }
+
+  async waitForQuorum(timeoutMs = timing(60_000)): Promise<ServerHandle> {
+    return waitFor(
+      'a leader with followers',
+      async () => {
+        const modes = await Promise.all(this.servers.map((s) => s.mode()));
+        const up = modes.filter((m) => m !== 'down');
+        if (up.length === 0) return undefined;
+        const leader = modes.findIndex((m) => m === 'leader' || m === 'standalone');
+        // Every running server must have joined (a follower still electing answers with no mode).
+        if (leader < 0 || up.some((m) => m !== 'leader' && m !== 'follower' && m !== 'standalone' && m !== 'observer')) return undefined;
+        if (modes[leader] === 'leader' && up.length < Math.floor(this.servers.length / 2) + 1) return undefined;
+        return this.servers[leader];
+      },
+      timeoutMs,
+    );
+  }
+
+  async logs(): Promise<string> {
+    const parts = await Promise.all(this.servers.map(async (s) => `--- server ${s.id} (${s.connectString}) ---\n${await s.logs()}`));
+    return parts.join('\n');
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#close();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
+
+function externalEnsemble(connect: string): ZooKeeperEnsemble {
+  const hosts = connect.split('/')[0]?.split(',') ?? [];
+  const cannot = (what: string) => async () => {
+    throw new Error(`cannot ${what} a server of the external ensemble in ZK_CONNECT`);
+  };
+  const servers = hosts.map((h, i): ServerHandle => {
+    const colon = h.lastIndexOf(':');
+    const host = colon < 0 ? h : h.slice(0, colon).replace(/^\[|\]$/g, '');
+    const port = colon < 0 ? 2181 : Number(h.slice(colon + 1));
+    return {
+      id: i + 1,
+      host,
+      port,
+      connectString: h,
+      stop: cannot('stop'),
+      kill: cannot('kill'),
+      start: cannot('start'),
+      restart: cannot('restart'),
+      mode: async () => {
+        const { fourLetter, modeOf } = await import('./fourletter.js');
+        try {
+          return modeOf(await fourLetter(host, port, 'srvr')) ?? 'down';
+        } catch {
+          return 'down';
+        }
+      },
+      logs: async () => '(external server: no logs)',
+    };
+  });
+  return new Ensemble(servers, 'external', false, async () => {});
+}
