@@ -14,6 +14,8 @@ interface Pair {
   client: Socket;
   server: Socket;
   held: Record<Direction, Buffer[]>;
+  /** The sending side ended while this direction was paused: end after the held bytes. */
+  endHeld: Record<Direction, boolean>;
 }
 
 /** A TCP proxy on 127.0.0.1 to one target. */
@@ -28,7 +30,7 @@ export class TcpProxy {
 
   private constructor(target: { host: string; port: number }) {
     this.#target = target;
-    this.#server = createServer((client) => this.#accept(client));
+    this.#server = createServer({ allowHalfOpen: true }, (client) => this.#accept(client));
   }
 
   /** Starts a proxy on a free port. */
@@ -75,6 +77,8 @@ export class TcpProxy {
       for (const p of this.#pairs) {
         const to = d === 'up' ? p.server : p.client;
         for (const b of p.held[d].splice(0)) to.write(b);
+        if (p.endHeld[d]) to.end();
+        p.endHeld[d] = false;
       }
     }
   }
@@ -112,24 +116,36 @@ export class TcpProxy {
       return;
     }
     this.#accepted++;
-    const server = connect(this.#target);
-    const pair: Pair = { client, server, held: { up: [], down: [] } };
+    const server = connect({ ...this.#target, allowHalfOpen: true });
+    const pair: Pair = { client, server, held: { up: [], down: [] }, endHeld: { up: false, down: false } };
     this.#pairs.add(pair);
     const forward = (d: Direction, to: Socket) => (chunk: Buffer) => {
       if (this.#paused[d]) pair.held[d].push(chunk);
       else to.write(chunk);
     };
+    // A half-close travels through (after any held bytes), so request/answer protocols that
+    // end their side, like the four-letter words, work through the proxy.
+    const half = (d: Direction, to: Socket) => () => {
+      if (this.#paused[d]) pair.endHeld[d] = true;
+      else to.end();
+    };
     client.on('data', forward('up', server));
     server.on('data', forward('down', client));
-    const end = () => {
-      if (!this.#pairs.delete(pair)) return;
-      client.destroy();
-      server.destroy();
+    client.on('end', half('up', server));
+    server.on('end', half('down', client));
+    const onClose = () => {
+      if (client.destroyed && server.destroyed) this.#pairs.delete(pair);
     };
-    client.on('close', end);
-    server.on('close', end);
-    client.on('error', end);
-    server.on('error', end);
+    const onError = () => {
+      // One side failed: the other sees a reset too, as it would through a broken network.
+      this.#pairs.delete(pair);
+      if (!client.destroyed) client.resetAndDestroy();
+      if (!server.destroyed) server.resetAndDestroy();
+    };
+    client.on('close', onClose);
+    server.on('close', onClose);
+    client.on('error', onError);
+    server.on('error', onError);
   }
 }
 

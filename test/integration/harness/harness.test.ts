@@ -1,0 +1,144 @@
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fourLetter, modeOf, startZooKeeper, TcpProxy, waitFor, type ZooKeeperEnsemble } from '../../harness/index.js';
+
+const external = process.env.ZK_CONNECT;
+
+describe.skipIf(external)('harness - servers (skipped on an external ensemble: they kill servers)', () => {
+  let standalone: ZooKeeperEnsemble;
+  let ensemble: ZooKeeperEnsemble;
+
+  beforeAll(async () => {
+    // Two ensembles side by side: a standalone server and a 3-node ensemble, started together.
+    [standalone, ensemble] = await Promise.all([startZooKeeper({ servers: 1, own: true }), startZooKeeper({ servers: 3, own: true })]);
+    process.stderr.write(`[zk] start times: standalone ${Math.round(standalone.startMs)} ms, 3-node ensemble ${Math.round(ensemble.startMs)} ms\n`);
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all([standalone?.close(), ensemble?.close()]);
+  });
+
+  it('a standalone server answers srvr', async () => {
+    expect(standalone.servers).toHaveLength(1);
+    expect(await standalone.servers[0]!.mode()).toBe('standalone');
+    expect(modeOf(await fourLetter('127.0.0.1', standalone.servers[0]!.port, 'srvr'))).toBe('standalone');
+  });
+
+  it('a 3-node ensemble has one leader and two followers, on ports distinct from the other ensemble', async () => {
+    const modes = await Promise.all(ensemble.servers.map((s) => s.mode()));
+    expect(modes.sort()).toEqual(['follower', 'follower', 'leader']);
+    const ports = new Set([...ensemble.servers, ...standalone.servers].map((s) => s.port));
+    expect(ports.size).toBe(4);
+    expect(ensemble.connectString.split(',')).toHaveLength(3);
+  });
+
+  it('killing the leader yields a new leader, and restart brings the old one back as a follower', async () => {
+    const old = await ensemble.leader();
+    expect(old).toBeDefined();
+    await old!.kill();
+    expect(await old!.mode()).toBe('down');
+    const next = await ensemble.waitForQuorum();
+    expect(next.id).not.toBe(old!.id);
+    expect(await next.mode()).toBe('leader');
+    await old!.start();
+    await waitFor('the old leader to rejoin', async () => ((await old!.mode()) === 'follower' ? true : undefined));
+    expect((await ensemble.leader())?.id).toBe(next.id);
+  });
+
+  it('stop and restart keep a server’s data', async () => {
+    const s = standalone.servers[0]!;
+    await s.restart();
+    expect(await s.mode()).toBe('standalone');
+    expect(await standalone.logs()).toContain('server 1');
+  });
+});
+
+describe('harness - proxy', () => {
+  let echo: Server;
+  let port = 0;
+
+  beforeAll(async () => {
+    echo = createServer({ allowHalfOpen: true }, (s) => {
+      s.on('error', () => {}); // resets are the point of these tests
+      s.pipe(s);
+    });
+    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', () => r()));
+    port = (echo.address() as { port: number }).port;
+  });
+
+  afterAll(async () => {
+    await new Promise<void>((r) => echo.close(() => r()));
+  });
+
+  function open(proxy: TcpProxy): Promise<{ socket: Socket; received: () => string; closed: Promise<Error | undefined> }> {
+    return new Promise((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port: proxy.port });
+      let data = '';
+      socket.on('data', (d: Buffer) => (data += d.toString()));
+      const closed = new Promise<Error | undefined>((r) => {
+        let error: Error | undefined;
+        socket.on('error', (e) => (error = e));
+        socket.on('close', () => r(error));
+      });
+      // A refused connection may be reset before or after 'connect': resolve on whichever comes first.
+      const result = { socket, received: () => data, closed };
+      socket.on('connect', () => resolve(result));
+      void closed.then(() => resolve(result));
+    });
+  }
+
+  it('forwards bytes both ways', async () => {
+    const proxy = await TcpProxy.start({ host: '127.0.0.1', port });
+    const c = await open(proxy);
+    c.socket.write('hello');
+    await waitFor('echo', () => (c.received() === 'hello' ? true : undefined));
+    c.socket.destroy();
+    await proxy.close();
+  });
+
+  it('holds bytes while paused and delivers them on resume', async () => {
+    const proxy = await TcpProxy.start({ host: '127.0.0.1', port });
+    const c = await open(proxy);
+    proxy.pause('up');
+    c.socket.write('held');
+    await waitFor('bytes to be held', () => (proxy.heldBytes('up') === 4 ? true : undefined));
+    expect(c.received()).toBe('');
+    proxy.resume('up');
+    await waitFor('echo after resume', () => (c.received() === 'held' ? true : undefined));
+
+    proxy.pause('down');
+    c.socket.write('back');
+    await waitFor('reply to be held', () => (proxy.heldBytes('down') === 4 ? true : undefined));
+    expect(c.received()).toBe('held');
+    proxy.resume();
+    await waitFor('reply after resume', () => (c.received() === 'heldback' ? true : undefined));
+    c.socket.destroy();
+    await proxy.close();
+  });
+
+  it('cut resets every connection and still accepts new ones; block refuses them', async () => {
+    const proxy = await TcpProxy.start({ host: '127.0.0.1', port });
+    const a = await open(proxy);
+    const b = await open(proxy);
+    await waitFor('two connections', () => (proxy.connectionCount === 2 ? true : undefined));
+    proxy.cut();
+    const [ea, eb] = await Promise.all([a.closed, b.closed]);
+    expect((ea as NodeJS.ErrnoException | undefined)?.code).toBe('ECONNRESET');
+    expect((eb as NodeJS.ErrnoException | undefined)?.code).toBe('ECONNRESET');
+    const c = await open(proxy);
+    c.socket.write('again');
+    await waitFor('echo on a new connection', () => (c.received() === 'again' ? true : undefined));
+    proxy.block();
+    expect((await c.closed as NodeJS.ErrnoException | undefined)?.code).toBe('ECONNRESET');
+    const refused = await open(proxy);
+    expect(((await refused.closed) as NodeJS.ErrnoException | undefined)?.code).toBe('ECONNRESET');
+    await proxy.close();
+  });
+
+  it.skipIf(external)('proxies a ZooKeeper four-letter word', async () => {
+    await using zk = await startZooKeeper({ servers: 1 });
+    const proxy = await TcpProxy.start({ host: zk.servers[0]!.host, port: zk.servers[0]!.port });
+    expect(modeOf(await fourLetter('127.0.0.1', proxy.port, 'srvr'))).toBe('standalone');
+    await proxy.close();
+  });
+});
