@@ -1,0 +1,124 @@
+/**
+ * `npm run zk -- start [--servers 1|3|5] [--dir .zk]`: a local ZooKeeper standalone server or
+ * ensemble that outlives the command; `status` and `stop` manage it. The servers belong to a
+ * detached `serve` process, which stops them (and removes their data) when told to.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startZooKeeper } from '@zk/test/harness';
+
+interface State {
+  pid: number;
+  servers: number;
+  connectString: string;
+  startedAt: string;
+}
+
+const args = process.argv.slice(2);
+const command = args[0] ?? 'help';
+const option = (name: string, fallback: string): string => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] ? (args[i + 1] as string) : fallback;
+};
+const dir = resolve(option('dir', '.zk'));
+const stateFile = join(dir, 'state.json');
+
+function readState(): State | undefined {
+  if (!existsSync(stateFile)) return undefined;
+  const state = JSON.parse(readFileSync(stateFile, 'utf8')) as State;
+  try {
+    process.kill(state.pid, 0);
+    return state;
+  } catch {
+    rmSync(stateFile, { force: true });
+    return undefined;
+  }
+}
+
+async function start(): Promise<number> {
+  const running = readState();
+  if (running) {
+    process.stdout.write(`${running.connectString}\n`);
+    process.stderr.write(`already running (${running.servers} server(s), pid ${running.pid}); \`npm run zk -- stop\` stops it\n`);
+    return 0;
+  }
+  const servers = Number(option('servers', '1'));
+  if (![1, 3, 5].includes(servers)) {
+    process.stderr.write('--servers must be 1, 3 or 5\n');
+    return 2;
+  }
+  mkdirSync(dir, { recursive: true });
+  const log = openSync(join(dir, 'serve.log'), 'a');
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), 'serve', '--servers', String(servers), '--dir', dir], { detached: true, stdio: ['ignore', log, log] });
+  child.unref();
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    const state = readState();
+    if (state) {
+      process.stdout.write(`${state.connectString}\n`);
+      process.stderr.write(`started ${servers} server(s); export ZK_CONNECT=${state.connectString}\n`);
+      return 0;
+    }
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  process.stderr.write(`could not start ZooKeeper; see ${join(dir, 'serve.log')}\n`);
+  return 1;
+}
+
+async function serve(): Promise<void> {
+  const servers = Number(option('servers', '1')) as 1 | 3 | 5;
+  const ensemble = await startZooKeeper({ servers, own: true });
+  const state: State = { pid: process.pid, servers, connectString: ensemble.connectString, startedAt: new Date().toISOString() };
+  writeFileSync(stateFile, JSON.stringify(state, null, 2));
+  const stop = async () => {
+    await ensemble.close();
+    rmSync(stateFile, { force: true });
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+}
+
+async function stop(): Promise<number> {
+  const state = readState();
+  if (!state) {
+    process.stderr.write('not running\n');
+    return 0;
+  }
+  process.kill(state.pid, 'SIGTERM');
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline && readState()) await new Promise((r) => setTimeout(r, 100));
+  process.stderr.write('stopped\n');
+  return 0;
+}
+
+function status(): number {
+  const state = readState();
+  if (!state) {
+    process.stdout.write('not running\n');
+    return 1;
+  }
+  process.stdout.write(`${state.servers} server(s) at ${state.connectString} (pid ${state.pid}, since ${state.startedAt})\n`);
+  return 0;
+}
+
+switch (command) {
+  case 'start':
+    process.exitCode = await start();
+    break;
+  case 'serve':
+    await serve();
+    break;
+  case 'stop':
+    process.exitCode = await stop();
+    break;
+  case 'status':
+    process.exitCode = status();
+    break;
+  default:
+    process.stdout.write('usage: npm run zk -- start [--servers 1|3|5] [--dir .zk] | status | stop\n');
+    process.exitCode = command === 'help' || command === '--help' ? 0 : 2;
+}
