@@ -36,6 +36,11 @@ export interface ClientOptions {
    * ConnectionLoss: they may or may not have been applied, and are never resent.
    */
   whileDisconnected?: 'fail' | 'wait';
+  /**
+   * Resume an existing session instead of starting one (Java's constructor with sessionId and
+   * password): the connect fails with SessionExpiredError if the server no longer has it.
+   */
+  session?: { id: bigint; password: Uint8Array };
   /** Aborts the initial connection attempt. */
   signal?: AbortSignal;
 }
@@ -52,6 +57,7 @@ export interface ResolvedOptions {
   tls: TlsConnectionOptions | undefined;
   auth: ReadonlyArray<{ scheme: string; auth: Buffer }>;
   whileDisconnected: 'fail' | 'wait';
+  session: { id: bigint; password: Buffer } | undefined;
 }
 
 /** @internal */
@@ -66,6 +72,9 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
   }
   if (options.whileDisconnected !== undefined && options.whileDisconnected !== 'fail' && options.whileDisconnected !== 'wait') {
     throw new InvalidArgumentError('whileDisconnected', `must be 'fail' or 'wait', got ${String(options.whileDisconnected)}`);
+  }
+  if (options.session && (typeof options.session.id !== 'bigint' || options.session.id === 0n || !(options.session.password instanceof Uint8Array))) {
+    throw new InvalidArgumentError('session', 'must be { id: non-zero bigint, password: Uint8Array }');
   }
   const auth = (options.auth ?? []).map(({ scheme, auth }, i) => {
     if (typeof scheme !== 'string' || scheme === '') throw new InvalidArgumentError('auth', `entry ${i}: scheme must be a non-empty string`);
@@ -82,5 +91,6 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
     tls: options.tls,
     auth,
     whileDisconnected: options.whileDisconnected ?? 'fail',
+    session: options.session ? { id: options.session.id, password: Buffer.from(options.session.password) } : undefined,
   };
 }

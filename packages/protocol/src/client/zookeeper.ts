@@ -109,6 +109,11 @@ export class ZooKeeper implements AsyncDisposable {
   get sessionTimeout(): number {
     return this.#session.negotiatedTimeout;
   }
+  /** The server this client is connected to, or undefined while disconnected. */
+  get server(): { host: string; port: number } | undefined {
+    const h = this.#session.host;
+    return h ? { host: h.host, port: h.port } : undefined;
+  }
   /** The current state. */
   get state(): SessionState {
     return this.#session.state;

@@ -31,6 +31,8 @@ export interface SessionOptions {
   maxFrameSize: number;
   canBeReadOnly: boolean;
   tls: TlsConnectionOptions | undefined;
+  /** A session to resume rather than start. */
+  session?: { id: bigint; password: Buffer } | undefined;
 }
 
 /** Listener of state changes. */
@@ -60,6 +62,10 @@ export class Session {
   constructor(options: SessionOptions) {
     this.#options = options;
     this.#ring = shuffleHosts(options.hosts);
+    if (options.session) {
+      this.#sessionId = options.session.id;
+      this.#passwd = options.session.password;
+    }
   }
 
   /** The current state. */
