@@ -8,3 +8,4 @@ export { freePorts } from './ports.js';
 export { findLocalInstall, INSTALL_HINT } from './local-install.js';
 export { dockerAvailable } from './containers.js';
 export { timing, waitFor } from './timing.js';
+export { makeCertificate, serverTlsProperties, type TestCertificate } from './tls.js';

@@ -32,11 +32,12 @@ export function findLocalInstall(): LocalInstall | undefined {
     const jars = [home, join(home, 'lib')].filter(existsSync).flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith('.jar')).map((f) => join(dir, f)));
     if (jars.some((j) => /zookeeper-\d/.test(j))) return { java, classpath: jars.join(':'), description: `ZOOKEEPER_HOME=${home}` };
   }
-  // Debian's zookeeper.jar lists its dependencies in its manifest's Class-Path; slf4j-simple
+  // Debian's zookeeper.jar lists most dependencies in its manifest's Class-Path, but not
+  // netty-codec and netty-resolver, which the Netty connection factory (TLS) needs; slf4j-simple
   // gives the server a logger that writes to a file we choose.
   const debian = '/usr/share/java/zookeeper.jar';
   if (existsSync(debian)) {
-    const extra = ['/usr/share/java/slf4j-simple.jar'].filter(existsSync);
+    const extra = ['slf4j-simple', 'netty-codec', 'netty-resolver', 'netty-transport-native-unix-common'].map((j) => `/usr/share/java/${j}.jar`).filter(existsSync);
     return { java, classpath: [debian, ...extra].join(':'), description: 'Debian zookeeper package (/usr/share/java)' };
   }
   return undefined;

@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConnectionLossError, ZooKeeper } from '@zk/protocol';
+import { freePorts, makeCertificate, serverTlsProperties, startZooKeeper, type TestCertificate, type ZooKeeperEnsemble } from '../../harness/index.js';
+
+const external = process.env.ZK_CONNECT;
+
+describe.skipIf(external)('security - TLS to a secure client port (own server)', () => {
+  let cert: TestCertificate;
+  let server: ZooKeeperEnsemble;
+  let securePort: number;
+
+  beforeAll(async () => {
+    cert = await makeCertificate();
+    [securePort] = (await freePorts(1)) as [number];
+    server = await startZooKeeper({ servers: 1, own: true, config: { secureClientPort: securePort }, systemProperties: serverTlsProperties(cert) });
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('connects over TLS with the server certificate as CA and works', async () => {
+    await using zk = await ZooKeeper.connect(`127.0.0.1:${securePort}`, { tls: { ca: cert.pem, servername: 'localhost' } });
+    const path = await zk.create(`/tls-${Date.now()}`, 'secret');
+    expect((await zk.getData(path)).data.toString()).toBe('secret');
+    const ids = await zk.whoAmI();
+    expect(ids.map((i) => i.authScheme)).toContain('ip');
+  });
+
+  it('refuses a server whose certificate it does not trust, with the TLS error as cause', async () => {
+    const other = await makeCertificate('elsewhere');
+    const err = await ZooKeeper.connect(`127.0.0.1:${securePort}`, { tls: { ca: other.pem }, connectTimeout: 5000 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConnectionLossError);
+    // ConnectionLoss -> AggregateError (one per host) -> the dial's ConnectionLoss -> the TLS error
+    const attempt = ((err as Error).cause as AggregateError).errors[0] as Error;
+    expect((attempt.cause as Error).message).toMatch(/certificate/i);
+  });
+
+  it('a plain client on the TLS port does not get a session', async () => {
+    await expect(ZooKeeper.connect(`127.0.0.1:${securePort}`, { connectTimeout: 1500 })).rejects.toBeInstanceOf(ConnectionLossError);
+  });
+});
