@@ -12,6 +12,7 @@
 export { ZooKeeper } from './client/zookeeper.js';
 export type { CallOptions, CreateOptions, Data, DataResult, RemovableWatchKind, StateChange, WatchOptions } from './client/zookeeper.js';
 export type { ClientOptions } from './client/options.js';
+export type { SaslOptions } from './session/sasl.js';
 export { Transaction, TransactionError } from './client/transaction.js';
 export type { OpResult, OpOutcome, MultiReadOp, MultiReadResult } from './client/transaction.js';
 export {

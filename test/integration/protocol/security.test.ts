@@ -1,5 +1,8 @@
+import { writeFile, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectionLossError, ZooKeeper } from '@zk/protocol';
+import { AuthFailedError, ConnectionLossError, NoAuthError, Perm, ZooKeeper } from '@zk/protocol';
 import { freePorts, makeCertificate, serverTlsProperties, startZooKeeper, type TestCertificate, type ZooKeeperEnsemble } from '../../harness/index.js';
 
 const external = process.env.ZK_CONNECT;
@@ -38,5 +41,40 @@ describe.skipIf(external)('security - TLS to a secure client port (own server)',
 
   it('a plain client on the TLS port does not get a session', async () => {
     await expect(ZooKeeper.connect(`127.0.0.1:${securePort}`, { connectTimeout: 1500 })).rejects.toBeInstanceOf(ConnectionLossError);
+  });
+});
+
+describe.skipIf(external)('security - SASL DIGEST-MD5 against a JAAS-configured server (own server)', () => {
+  let server: ZooKeeperEnsemble;
+
+  beforeAll(async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'zk-jaas-'));
+    const jaas = join(dir, 'jaas.conf');
+    await writeFile(jaas, 'Server {\n  org.apache.zookeeper.server.auth.DigestLoginModule required\n  user_bob="bob-secret"\n  user_ann="ann-secret";\n};\n');
+    server = await startZooKeeper({
+      servers: 1,
+      own: true,
+      config: { 'authProvider.1': 'org.apache.zookeeper.server.auth.SASLAuthenticationProvider' },
+      systemProperties: { 'java.security.auth.login.config': jaas },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('authenticates, is identified as the SASL user, and passes a sasl ACL that others fail', async () => {
+    await using bob = await ZooKeeper.connect(server.connectString, { sasl: { mechanism: 'DIGEST-MD5', username: 'bob', password: 'bob-secret' } });
+    expect(await bob.whoAmI()).toContainEqual({ authScheme: 'sasl', user: 'bob' });
+    const path = await bob.create(`/sasl-${Date.now()}`, 'mine', { acl: [{ perms: Perm.ALL, id: { scheme: 'sasl', id: 'bob' } }] });
+    expect((await bob.getData(path)).data.toString()).toBe('mine');
+    await using ann = await ZooKeeper.connect(server.connectString, { sasl: { mechanism: 'DIGEST-MD5', username: 'ann', password: 'ann-secret' } });
+    await expect(ann.getData(path)).rejects.toBeInstanceOf(NoAuthError);
+    await using anonymous = await ZooKeeper.connect(server.connectString);
+    await expect(anonymous.getData(path)).rejects.toBeInstanceOf(NoAuthError);
+  });
+
+  it('fails with AuthFailed on a wrong password', async () => {
+    await expect(ZooKeeper.connect(server.connectString, { sasl: { mechanism: 'DIGEST-MD5', username: 'bob', password: 'wrong' } })).rejects.toBeInstanceOf(AuthFailedError);
   });
 });

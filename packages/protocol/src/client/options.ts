@@ -6,6 +6,7 @@ import { DEFAULT_MAX_FRAME_SIZE } from '../constants.js';
 import { InvalidArgumentError } from '../errors.js';
 import { parseConnectString, type HostAddress } from '../session/hosts.js';
 import { validateTimeout } from '../util/abort.js';
+import type { SaslOptions } from '../session/sasl.js';
 
 /** Options of {@link ZooKeeper.connect}. */
 export interface ClientOptions {
@@ -36,6 +37,8 @@ export interface ClientOptions {
    * ConnectionLoss: they may or may not have been applied, and are never resent.
    */
   whileDisconnected?: 'fail' | 'wait';
+  /** SASL credentials (DIGEST-MD5), authenticated on every connection before any request. */
+  sasl?: SaslOptions;
   /**
    * Resume an existing session instead of starting one (Java's constructor with sessionId and
    * password): the connect fails with SessionExpiredError if the server no longer has it.
@@ -58,6 +61,7 @@ export interface ResolvedOptions {
   auth: ReadonlyArray<{ scheme: string; auth: Buffer }>;
   whileDisconnected: 'fail' | 'wait';
   session: { id: bigint; password: Buffer } | undefined;
+  sasl: SaslOptions | undefined;
 }
 
 /** @internal */
@@ -76,6 +80,9 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
   if (options.session && (typeof options.session.id !== 'bigint' || options.session.id === 0n || !(options.session.password instanceof Uint8Array))) {
     throw new InvalidArgumentError('session', 'must be { id: non-zero bigint, password: Uint8Array }');
   }
+  if (options.sasl && (options.sasl.mechanism !== 'DIGEST-MD5' || typeof options.sasl.username !== 'string' || typeof options.sasl.password !== 'string')) {
+    throw new InvalidArgumentError('sasl', "must be { mechanism: 'DIGEST-MD5', username: string, password: string }");
+  }
   const auth = (options.auth ?? []).map(({ scheme, auth }, i) => {
     if (typeof scheme !== 'string' || scheme === '') throw new InvalidArgumentError('auth', `entry ${i}: scheme must be a non-empty string`);
     return { scheme, auth: typeof auth === 'string' ? Buffer.from(auth, 'utf8') : Buffer.from(auth) };
@@ -91,6 +98,7 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
     tls: options.tls,
     auth,
     whileDisconnected: options.whileDisconnected ?? 'fail',
+    sasl: options.sasl,
     session: options.session ? { id: options.session.id, password: Buffer.from(options.session.password) } : undefined,
   };
 }

@@ -9,7 +9,7 @@ import { Connection, type Reply } from '../connection/connection.js';
 import { OpCode, Xid } from '../constants.js';
 import type { JuteReader } from '../jute/reader.js';
 import type { JuteWriter } from '../jute/writer.js';
-import { writeAuthPacket, type WatcherEvent } from '../jute/proto.js';
+import { readSetSASLResponse, writeAuthPacket, writeGetSASLRequest, type WatcherEvent } from '../jute/proto.js';
 import { AuthFailedError, ClientClosedError, ConnectionLossError, fromCode, SessionExpiredError } from '../errors.js';
 import { stripChroot } from '../client/paths.js';
 import { debug, publishState } from '../diagnostics.js';
@@ -19,6 +19,7 @@ import { shuffleHosts } from './hosts.js';
 import { assertTransition, isConnected, isTerminal, type SessionState } from './state.js';
 import { eventTypeOf, WatchRegistry, type WatchListener } from './watches.js';
 import { setWatchesRequests } from './rewatch.js';
+import { DigestMd5Client, type SaslOptions } from './sasl.js';
 
 export type { SessionState };
 
@@ -33,6 +34,8 @@ export interface SessionOptions {
   tls: TlsConnectionOptions | undefined;
   /** A session to resume rather than start. */
   session?: { id: bigint; password: Buffer } | undefined;
+  /** SASL credentials, authenticated on every new connection. */
+  sasl?: SaslOptions | undefined;
 }
 
 /** Listener of state changes. */
@@ -182,6 +185,7 @@ export class Session {
    * application are only let through once the connection is in the state the session expects.
    */
   async #rearm(conn: Connection): Promise<void> {
+    if (this.#options.sasl) await this.#sasl(conn, this.#options.sasl);
     const replies: Array<Promise<Reply<unknown>>> = [];
     for (const { scheme, auth } of this.#auth) {
       replies.push(conn.request(OpCode.auth, (w) => writeAuthPacket(w, { type: 0, scheme, auth }), undefined, { xid: Xid.auth }));
@@ -194,6 +198,25 @@ export class Session {
     for (const reply of await Promise.all(replies)) {
       if (reply.err === -115) throw new AuthFailedError('the server refused the credentials on reconnect');
       if (reply.err !== 0) throw fromCode(reply.err, { op: 'setWatches' });
+    }
+  }
+
+  /**
+   * SASL on a new connection, before anything else is sent (the Java client holds other packets
+   * until SASL completes): op `sasl` with GetSASLRequest tokens until the mechanism is complete.
+   */
+  async #sasl(conn: Connection, options: SaslOptions): Promise<void> {
+    const client = new DigestMd5Client(options);
+    let token: Buffer | undefined = client.initial();
+    while (token !== undefined) {
+      const t: Buffer = token;
+      const reply = await conn.request(OpCode.sasl, (w) => writeGetSASLRequest(w, { token: t }), readSetSASLResponse);
+      if (reply.err !== 0) throw new AuthFailedError(`SASL ${options.mechanism} refused (${reply.err})`, { op: 'sasl' });
+      try {
+        token = client.step(reply.body?.token ?? Buffer.alloc(0));
+      } catch (err) {
+        throw new AuthFailedError(`SASL ${options.mechanism} failed: ${(err as Error).message}`, { op: 'sasl', cause: err });
+      }
     }
   }
 

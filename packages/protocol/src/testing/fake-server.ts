@@ -1,0 +1,221 @@
+/**
+ * A scripted fake ZooKeeper server for unit tests: a node:net server on 127.0.0.1 (OS-chosen
+ * port) that answers the handshake as told and then lets the test write each reply, notification
+ * or raw byte itself. Requests are parsed with plain Buffer reads (not the Jute reader) and kept,
+ * so tests can assert exactly what the client sent. Replies are built with the independent
+ * {@link Bytes} builder. Not part of the package's public surface.
+ */
+import { createServer, type Server, type Socket } from 'node:net';
+import { FrameDecoder } from '../framing.js';
+import { bytes } from './bytes.js';
+
+/** The handshake as the client sent it (`ConnectRequest` and the read-only flag after it). */
+export interface FakeConnectRequest {
+  readonly protocolVersion: number;
+  readonly lastZxidSeen: bigint;
+  readonly timeOut: number;
+  readonly sessionId: bigint;
+  readonly passwd: Buffer;
+  /** The flag written after the record; undefined when the client sent none. */
+  readonly readOnly: boolean | undefined;
+}
+
+/** One request as the client sent it: the RequestHeader and the body bytes after it. */
+export interface FakeRequest {
+  readonly xid: number;
+  readonly type: number;
+  readonly body: Buffer;
+}
+
+/**
+ * How to answer the handshake: a ConnectResponse (timeOut 0 tells the client its session expired;
+ * `readOnly: null` omits the flag as pre-3.4 servers do; `trailer` is written in the same write,
+ * right after the response), or close the socket, or never answer.
+ */
+export type FakeHandshake =
+  | { timeOut: number; sessionId: bigint; passwd?: Buffer; readOnly?: boolean | null; trailer?: Buffer }
+  | 'close'
+  | 'silent';
+
+/** What the fake server does on its own. */
+export interface FakeServerOptions {
+  /** Default: resume a presented session id, else grant session 0x5eed with the requested timeout. */
+  handshake?: (req: FakeConnectRequest) => FakeHandshake;
+  /** Called for every request after the handshake (e.g. to answer pings); replies are otherwise scripted. */
+  onRequest?: (req: FakeRequest, conn: FakeConnection) => void;
+}
+
+/** The session id the default handshake grants to a client that presents none. */
+export const FAKE_SESSION_ID = 0x5eedn;
+
+/** A reply frame: ReplyHeader `{xid, zxid, err}` then `body` as is. */
+export function replyFrame(r: { xid: number; zxid: bigint; err: number; body?: Buffer }): Buffer {
+  return bytes().int(r.xid).long(r.zxid).int(r.err).raw(r.body ?? Buffer.alloc(0)).frame();
+}
+
+/** A notification frame: xid -1, then WatcherEvent `{type, state, path}`. */
+export function notificationFrame(e: { type: number; state: number; path: string | null }, zxid = -1n): Buffer {
+  return bytes().int(-1).long(zxid).int(0).int(e.type).int(e.state).str(e.path).frame();
+}
+
+/** The server side of one client connection. */
+export class FakeConnection {
+  readonly socket: Socket;
+  /** The handshake, once received. */
+  connectRequest: FakeConnectRequest | undefined;
+  /** Every request received after the handshake, in order. */
+  readonly requests: FakeRequest[] = [];
+  /** True once the client half-closed or closed its side. */
+  clientEnded = false;
+  /** True once the socket closed. */
+  closed = false;
+  #cursor = 0;
+  readonly #waiters = new Set<() => void>();
+
+  constructor(socket: Socket, options: FakeServerOptions) {
+    this.socket = socket;
+    const decoder = new FrameDecoder({ frame: (f) => this.#onFrame(Buffer.from(f), options), oversize: () => socket.destroy() }, 64 * 1024 * 1024);
+    socket.on('data', (chunk: Buffer) => {
+      try {
+        decoder.push(chunk);
+      } catch {
+        socket.destroy();
+      }
+    });
+    socket.on('end', () => ((this.clientEnded = true), this.#changed()));
+    socket.on('close', () => ((this.closed = true), this.#changed()));
+    socket.on('error', () => {});
+  }
+
+  /** Resolves with `check()`'s first defined result, re-checked whenever something arrives; rejects after `timeoutMs`. */
+  waitFor<T>(check: () => T | undefined, timeoutMs = 5000, what = 'condition'): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const test = () => {
+        const v = check();
+        if (v === undefined) return;
+        done();
+        resolve(v);
+      };
+      const timer = setTimeout(() => (done(), reject(new Error(`fake server: no ${what} within ${timeoutMs} ms`))), timeoutMs);
+      const done = () => (clearTimeout(timer), this.#waiters.delete(test));
+      this.#waiters.add(test);
+      test();
+    });
+  }
+
+  /** The next request not yet taken by this method, in arrival order. */
+  nextRequest(timeoutMs?: number): Promise<FakeRequest> {
+    return this.waitFor(() => (this.#cursor < this.requests.length ? this.requests[this.#cursor++] : undefined), timeoutMs, 'request');
+  }
+
+  /** Writes buffers in one write (so they usually arrive in one chunk). */
+  send(...chunks: Buffer[]): void {
+    this.socket.write(Buffer.concat(chunks));
+  }
+
+  /** Sends one reply. */
+  reply(r: { xid: number; zxid: bigint; err: number; body?: Buffer }): void {
+    this.send(replyFrame(r));
+  }
+
+  /** Sends one watch notification. */
+  notify(e: { type: number; state: number; path: string | null }, zxid?: bigint): void {
+    this.send(notificationFrame(e, zxid));
+  }
+
+  /** Closes the socket after flushing what was written. */
+  end(): void {
+    this.socket.end();
+  }
+
+  #changed(): void {
+    for (const w of [...this.#waiters]) w();
+  }
+
+  #onFrame(f: Buffer, options: FakeServerOptions): void {
+    if (this.connectRequest === undefined) {
+      const len = f.readInt32BE(24);
+      const passwd = Buffer.from(f.subarray(28, 28 + Math.max(0, len)));
+      const req: FakeConnectRequest = {
+        protocolVersion: f.readInt32BE(0),
+        lastZxidSeen: f.readBigInt64BE(4),
+        timeOut: f.readInt32BE(12),
+        sessionId: f.readBigInt64BE(16),
+        passwd,
+        readOnly: f.length > 28 + passwd.length ? f[28 + passwd.length] !== 0 : undefined,
+      };
+      this.connectRequest = req;
+      const action = (options.handshake ?? defaultHandshake)(req);
+      if (action === 'close') this.socket.destroy();
+      else if (action !== 'silent') {
+        const b = bytes().int(0).int(action.timeOut).long(action.sessionId).buf(action.passwd ?? Buffer.alloc(16, 0xab));
+        if (action.readOnly !== null) b.bool(action.readOnly ?? false);
+        this.send(b.frame(), action.trailer ?? Buffer.alloc(0));
+      }
+    } else {
+      const req: FakeRequest = { xid: f.readInt32BE(0), type: f.readInt32BE(4), body: f.subarray(8) };
+      this.requests.push(req);
+      options.onRequest?.(req, this);
+    }
+    this.#changed();
+  }
+}
+
+function defaultHandshake(req: FakeConnectRequest): FakeHandshake {
+  return { timeOut: req.timeOut, sessionId: req.sessionId !== 0n ? req.sessionId : FAKE_SESSION_ID };
+}
+
+/** The listening fake server. */
+export class FakeServer {
+  readonly #server: Server;
+  /** Every accepted connection, in order. */
+  readonly connections: FakeConnection[] = [];
+  #cursor = 0;
+  #onAccept: (() => void) | undefined;
+
+  private constructor(server: Server) {
+    this.#server = server;
+  }
+
+  /** Starts listening on 127.0.0.1 on an OS-chosen port. */
+  static async start(options: FakeServerOptions = {}): Promise<FakeServer> {
+    let self: FakeServer | undefined;
+    const server = createServer((socket) => {
+      self?.connections.push(new FakeConnection(socket, options));
+      self?.#onAccept?.();
+    });
+    self = new FakeServer(server);
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+    return self;
+  }
+
+  /** The port it listens on. */
+  get port(): number {
+    const addr = this.#server.address();
+    if (addr === null || typeof addr === 'string') throw new Error('fake server is not listening');
+    return addr.port;
+  }
+
+  /** The next accepted connection not yet taken by this method. */
+  nextConnection(timeoutMs = 5000): Promise<FakeConnection> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`fake server: no connection within ${timeoutMs} ms`)), timeoutMs);
+      const check = () => {
+        const c = this.connections[this.#cursor];
+        if (!c) return;
+        this.#cursor++;
+        this.#onAccept = undefined;
+        clearTimeout(timer);
+        resolve(c);
+      };
+      this.#onAccept = check;
+      check();
+    });
+  }
+
+  /** Destroys every connection and stops listening. */
+  close(): Promise<void> {
+    for (const c of this.connections) c.socket.destroy();
+    return new Promise((resolve) => this.#server.close(() => resolve()));
+  }
+}
