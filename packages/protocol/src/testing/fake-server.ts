@@ -1,31 +1,25 @@
 /**
- * A scripted fake ZooKeeper server for unit tests: a node:net server on 127.0.0.1 (OS-chosen
- * port) that answers the handshake as told and then lets the test write each reply, notification
- * or raw byte itself. Requests are parsed with plain Buffer reads (not the Jute reader) and kept,
- * so tests can assert exactly what the client sent. Replies are built with the independent
- * {@link Bytes} builder. Not part of the package's public surface.
+ * A scripted fake ZooKeeper server for unit tests (node:net on 127.0.0.1, OS-chosen port): it answers
+ * the handshake as told, then the test writes each reply, notification or raw byte itself. Requests
+ * are parsed with plain Buffer reads and kept for assertions; replies are built with the independent
+ * `Bytes` builder. Not part of the package's public surface.
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { FrameDecoder } from '../framing.js';
 import { bytes } from './bytes.js';
 
-/** The handshake as the client sent it (`ConnectRequest` and the read-only flag after it). */
+/** The handshake as the client sent it: `ConnectRequest`, then the read-only flag (undefined when absent). */
 export interface FakeConnectRequest {
   readonly protocolVersion: number;
-  readonly lastZxidSeen: bigint;
   readonly timeOut: number;
+  readonly lastZxidSeen: bigint;
   readonly sessionId: bigint;
   readonly passwd: Buffer;
-  /** The flag written after the record; undefined when the client sent none. */
   readonly readOnly: boolean | undefined;
 }
 
 /** One request as the client sent it: the RequestHeader and the body bytes after it. */
-export interface FakeRequest {
-  readonly xid: number;
-  readonly type: number;
-  readonly body: Buffer;
-}
+export type FakeRequest = { readonly xid: number; readonly type: number; readonly body: Buffer };
 
 /**
  * How to answer the handshake: a ConnectResponse (timeOut 0 tells the client its session expired;
@@ -65,9 +59,8 @@ export class FakeConnection {
   connectRequest: FakeConnectRequest | undefined;
   /** Every request received after the handshake, in order. */
   readonly requests: FakeRequest[] = [];
-  /** True once the client half-closed or closed its side. */
+  /** True once the client half-closed or closed its side; `closed` once the socket closed. */
   clientEnded = false;
-  /** True once the socket closed. */
   closed = false;
   #cursor = 0;
   readonly #waiters = new Set<() => void>();
@@ -75,16 +68,17 @@ export class FakeConnection {
   constructor(socket: Socket, options: FakeServerOptions) {
     this.socket = socket;
     const decoder = new FrameDecoder({ frame: (f) => this.#onFrame(Buffer.from(f), options), oversize: () => socket.destroy() }, 64 * 1024 * 1024);
-    socket.on('data', (chunk: Buffer) => {
+    // Bytes the fake cannot parse (a negative length, a short handshake) end the connection.
+    const onData = (chunk: Buffer) => {
       try {
         decoder.push(chunk);
       } catch {
         socket.destroy();
       }
-    });
-    socket.on('end', () => ((this.clientEnded = true), this.#changed()));
-    socket.on('close', () => ((this.closed = true), this.#changed()));
-    socket.on('error', () => {});
+    };
+    socket.on('data', onData);
+    socket.on('end', () => ((this.clientEnded = true), this.#changed())).on('close', () => ((this.closed = true), this.#changed()));
+    socket.on('error', () => {}); // the tests look at `closed`; resets are expected here
   }
 
   /** Resolves with `check()`'s first defined result, re-checked whenever something arrives; rejects after `timeoutMs`. */
@@ -92,9 +86,7 @@ export class FakeConnection {
     return new Promise<T>((resolve, reject) => {
       const test = () => {
         const v = check();
-        if (v === undefined) return;
-        done();
-        resolve(v);
+        if (v !== undefined) (done(), resolve(v));
       };
       const timer = setTimeout(() => (done(), reject(new Error(`fake server: no ${what} within ${timeoutMs} ms`))), timeoutMs);
       const done = () => (clearTimeout(timer), this.#waiters.delete(test));
@@ -114,23 +106,15 @@ export class FakeConnection {
   }
 
   /** Sends one reply. */
-  reply(r: { xid: number; zxid: bigint; err: number; body?: Buffer }): void {
-    this.send(replyFrame(r));
-  }
+  reply = (r: { xid: number; zxid: bigint; err: number; body?: Buffer }): void => this.send(replyFrame(r));
 
   /** Sends one watch notification. */
-  notify(e: { type: number; state: number; path: string | null }, zxid?: bigint): void {
-    this.send(notificationFrame(e, zxid));
-  }
+  notify = (e: { type: number; state: number; path: string | null }, zxid?: bigint): void => this.send(notificationFrame(e, zxid));
 
   /** Closes the socket after flushing what was written. */
-  end(): void {
-    this.socket.end();
-  }
+  end = (): void => void this.socket.end();
 
-  #changed(): void {
-    for (const w of [...this.#waiters]) w();
-  }
+  #changed = (): void => [...this.#waiters].forEach((w) => w());
 
   #onFrame(f: Buffer, options: FakeServerOptions): void {
     if (this.connectRequest === undefined) {
@@ -173,19 +157,17 @@ export class FakeServer {
   #cursor = 0;
   #onAccept: (() => void) | undefined;
 
-  private constructor(server: Server) {
-    this.#server = server;
+  private constructor(options: FakeServerOptions) {
+    this.#server = createServer((socket) => {
+      this.connections.push(new FakeConnection(socket, options));
+      this.#onAccept?.();
+    });
   }
 
   /** Starts listening on 127.0.0.1 on an OS-chosen port. */
   static async start(options: FakeServerOptions = {}): Promise<FakeServer> {
-    let self: FakeServer | undefined;
-    const server = createServer((socket) => {
-      self?.connections.push(new FakeConnection(socket, options));
-      self?.#onAccept?.();
-    });
-    self = new FakeServer(server);
-    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+    const self = new FakeServer(options);
+    await new Promise<void>((resolve, reject) => self.#server.once('error', reject).listen(0, '127.0.0.1', resolve));
     return self;
   }
 
@@ -202,14 +184,9 @@ export class FakeServer {
       const timer = setTimeout(() => reject(new Error(`fake server: no connection within ${timeoutMs} ms`)), timeoutMs);
       const check = () => {
         const c = this.connections[this.#cursor];
-        if (!c) return;
-        this.#cursor++;
-        this.#onAccept = undefined;
-        clearTimeout(timer);
-        resolve(c);
+        if (c) (this.#cursor++, (this.#onAccept = undefined), clearTimeout(timer), resolve(c));
       };
-      this.#onAccept = check;
-      check();
+      (this.#onAccept = check)();
     });
   }
 
