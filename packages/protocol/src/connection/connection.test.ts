@@ -146,6 +146,26 @@ describe('connection - handshake', () => {
     expect(elapsed).toBeLessThan(3000);
   });
 
+  it('connection - a refused TCP connection rejects with ConnectionLossError', async () => {
+    const server = await startServer();
+    const port = server.port;
+    await servers.splice(servers.indexOf(server), 1)[0]?.close();
+    const err = await rejection(Connection.open({ host: '127.0.0.1', port, sessionTimeout: 30_000, connectTimeout: 2000 }, recorder().handlers));
+    expect(err).toBeInstanceOf(ConnectionLossError);
+  });
+
+  it('connection - aborting during the handshake rejects with the signal reason and drops the socket', async () => {
+    const server = await startServer({ handshake: () => 'silent' });
+    const ac = new AbortController();
+    const opening = rejection(Connection.open(options(server, { connectTimeout: 5000, signal: ac.signal }), recorder().handlers));
+    const peer = await server.nextConnection();
+    await peer.waitFor(() => peer.connectRequest, 2000, 'handshake');
+    const why = new Error('caller gave up');
+    ac.abort(why);
+    expect(await opening).toBe(why);
+    await peer.waitFor(() => peer.closed || undefined, 2000, 'socket close');
+  });
+
   it('connection - a notification arriving in the same chunk as the handshake reply is delivered', async () => {
     const event = { type: EventType.NodeDeleted, state: KeeperState.SyncConnected, path: '/early' };
     const server = await startServer({ handshake: () => ({ timeOut: 3000, sessionId: 1n, trailer: notificationFrame(event, 0x10n) }) });
@@ -376,6 +396,15 @@ describe('connection - faults close the connection and fail everything', () => {
     expect(errs[0]?.cause).toBeInstanceOf(DecodeError);
     expect(errs[1]?.cause).toBe(reason);
     expect(events.closes).toHaveLength(1);
+  });
+
+  it('connection - a notification whose WatcherEvent is cut short closes with DecodeError', async () => {
+    const { peer, events, ps } = await threeOutstanding();
+    // Header of a notification, then type and state but no path.
+    peer.send(bytes().int(-1).long(1n).int(0).int(EventType.NodeCreated).int(KeeperState.SyncConnected).frame());
+    expect(await events.closed).toBeInstanceOf(DecodeError);
+    await expectAllLost(ps);
+    expect(events.notifications).toEqual([]);
   });
 
   it('connection - a truncated frame followed by the socket closing fails everything with ConnectionLoss, close fires once', async () => {
