@@ -7,11 +7,11 @@
 import type { Socket } from 'node:net';
 import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import { DEFAULT_MAX_FRAME_SIZE, OpCode, PROTOCOL_VERSION, Xid } from '../constants.js';
-import { ConnectionLossError, DecodeError, PacketTooLargeError, SessionExpiredError } from '../errors.js';
+import { ConnectionLossError, DecodeError, fromCode, PacketTooLargeError, SessionExpiredError, ZooKeeperError } from '../errors.js';
 import { FrameDecoder } from '../framing.js';
 import { JuteReader } from '../jute/reader.js';
 import { JuteWriter } from '../jute/writer.js';
-import { readConnectResponse, readWatcherEvent, writeConnectRequest, type WatcherEvent } from '../jute/proto.js';
+import { readConnectResponse, readReplyHeader, readWatcherEvent, writeConnectRequest, type WatcherEvent } from '../jute/proto.js';
 import { Liveness } from './liveness.js';
 import { PendingQueue, type PendingRequest } from './pending.js';
 import { dial } from './transport.js';
@@ -84,6 +84,16 @@ export function encodeConnectRequest(opts: ConnectionOptions): Buffer {
  * expired: {@link SessionExpiredError}.
  */
 export function decodeConnectResponse(frame: Buffer, requestedSessionId: bigint): HandshakeResult {
+  // A server that refuses to create the session may answer with a bare ReplyHeader instead
+  // (16 bytes; a ConnectResponse has at least 20): a read-only server without
+  // localSessionsEnabled replies NOTREADONLY to a new session.
+  if (frame.length === 16) {
+    const header = readReplyHeader(new JuteReader(frame));
+    if (header.err !== 0) {
+      const hint = header.err === -119 ? ': a read-only server creates only local sessions (localSessionsEnabled=true on the server)' : '';
+      throw fromCode(header.err, { op: 'connect', cause: new DecodeError(`the server answered the handshake with error ${header.err}${hint}`) });
+    }
+  }
   const r = new JuteReader(frame);
   const res = readConnectResponse(r);
   const readOnly = r.remaining > 0 ? r.readBool() : false;
@@ -126,7 +136,7 @@ export class Connection {
       return new Connection(socket, events, session, opts, frame.rest);
     } catch (err) {
       socket.destroy();
-      if (err instanceof SessionExpiredError || err instanceof ConnectionLossError) throw err;
+      if (err instanceof ZooKeeperError) throw err;
       if (opts.signal?.aborted && err === opts.signal.reason) throw err;
       throw new ConnectionLossError(`handshake with ${opts.host}:${opts.port} failed: ${(err as Error)?.message}`, { cause: err });
     }

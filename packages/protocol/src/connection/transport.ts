@@ -54,3 +54,25 @@ export function dial(options: DialOptions): Promise<Socket> {
 function isIp(host: string): boolean {
   return /^[\d.]+$/.test(host) || host.includes(':');
 }
+
+/**
+ * Asks a server with the `isro` four-letter word whether it is read-only: `'rw'`, `'ro'`, or
+ * `undefined` when it does not answer (down, or 4lw not whitelisted). Used while connected to a
+ * read-only server, to find a read-write one (the Java client's `pingRwServer`).
+ */
+export function probeReadWrite(host: string, port: number, timeoutMs: number): Promise<'rw' | 'ro' | undefined> {
+  return new Promise((resolve) => {
+    const socket = netConnect({ host, port });
+    let answer = '';
+    const done = (v: 'rw' | 'ro' | undefined) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(v);
+    };
+    const timer = setTimeout(() => done(undefined), timeoutMs);
+    socket.on('connect', () => socket.end('isro'));
+    socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+    socket.on('error', () => done(undefined));
+    socket.on('close', () => done(answer === 'rw' ? 'rw' : answer === 'ro' ? 'ro' : undefined));
+  });
+}

@@ -6,6 +6,7 @@
  */
 import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import { Connection, type Reply } from '../connection/connection.js';
+import { probeReadWrite } from '../connection/transport.js';
 import { OpCode, Xid } from '../constants.js';
 import type { JuteReader } from '../jute/reader.js';
 import type { JuteWriter } from '../jute/writer.js';
@@ -58,6 +59,11 @@ export class Session {
   #ringIndex = 0;
   #lossTimer: NodeJS.Timeout | undefined;
   #reconnecting: Promise<void> | undefined;
+  /** Whether a read-write server ever granted this session (Java's `seenRwServerBefore`). */
+  #seenReadWrite = false;
+  /** A read-write server found while connected read-only: tried first on the next attempt. */
+  #preferred: HostAddress | undefined;
+  #rwProbe: NodeJS.Timeout | undefined;
   readonly #stateListeners = new Set<StateListener>();
   readonly #eventQueue: Array<{ event: WatcherEvent; zxid: bigint }> = [];
   #drainScheduled = false;
@@ -132,8 +138,9 @@ export class Session {
 
   /** One connection attempt to the next host in the ring. True when it took. */
   async #attempt(signal: AbortSignal | undefined, errors: unknown[]): Promise<boolean> {
-    const host = this.#ring[this.#ringIndex % this.#ring.length] as HostAddress;
-    this.#ringIndex = (this.#ringIndex + 1) % this.#ring.length;
+    const host = this.#preferred ?? (this.#ring[this.#ringIndex % this.#ring.length] as HostAddress);
+    if (this.#preferred) this.#preferred = undefined;
+    else this.#ringIndex = (this.#ringIndex + 1) % this.#ring.length;
     let conn: Connection | undefined;
     try {
       conn = await Connection.open(
@@ -142,8 +149,10 @@ export class Session {
           port: host.port,
           tls: this.#options.tls,
           sessionTimeout: this.#options.sessionTimeout,
-          sessionId: this.#sessionId,
-          passwd: this.#passwd,
+          // A session granted only by a read-only server is local to it: a client that never saw
+          // a read-write server asks for a new session rather than presenting that one.
+          sessionId: this.#seenReadWrite || this.#options.session ? this.#sessionId : 0n,
+          passwd: this.#seenReadWrite || this.#options.session ? this.#passwd : Buffer.alloc(16),
           lastZxidSeen: this.lastZxid,
           canBeReadOnly: this.#options.canBeReadOnly,
           connectTimeout: this.#options.connectTimeout,
@@ -190,7 +199,8 @@ export class Session {
     for (const { scheme, auth } of this.#auth) {
       replies.push(conn.request(OpCode.auth, (w) => writeAuthPacket(w, { type: 0, scheme, auth }), undefined, { xid: Xid.auth }));
     }
-    if (conn.session.kind === 'resumed' && this.watches.size > 0) {
+    // Also on a new session (a read-only server's local session replaced by a real one), as the Java client does.
+    if (this.watches.size > 0) {
       for (const req of setWatchesRequests(this.watches.snapshot(), this.#options.chroot, this.lastZxid, this.#options.maxFrameSize)) {
         replies.push(conn.request(req.type, req.write, undefined, { xid: Xid.setWatches }));
       }
@@ -229,7 +239,35 @@ export class Session {
     this.#negotiatedTimeout = conn.session.timeOut;
     if (fresh) debug('server granted a new session 0x%s', this.#sessionId.toString(16));
     this.#clearLossTimer();
-    this.#transition(conn.session.readOnly ? 'connectedReadOnly' : 'connected');
+    if (conn.session.readOnly) {
+      this.#transition('connectedReadOnly');
+      this.#probeForReadWrite(conn, 200);
+    } else {
+      this.#seenReadWrite = true;
+      this.#transition('connected');
+    }
+  }
+
+  /**
+   * While connected to a read-only server, asks the other servers (`isro`) whether one is
+   * read-write again, with a growing interval (200 ms doubling to 60 s, as the Java client's
+   * pingRwServer); when one is, drops this connection and reconnects there.
+   */
+  #probeForReadWrite(conn: Connection, delay: number): void {
+    this.#rwProbe = setTimeout(async () => {
+      this.#rwProbe = undefined;
+      for (const host of this.#ring) {
+        if (this.#connection !== conn || this.#state !== 'connectedReadOnly') return;
+        if (host === this.#host) continue;
+        if ((await probeReadWrite(host.host, host.port, Math.min(1000, this.#options.connectTimeout))) === 'rw' && this.#connection === conn) {
+          debug('read-write server %s:%d found; leaving the read-only one', host.host, host.port);
+          this.#preferred = host;
+          conn.destroy(new ConnectionLossError('moving to a read-write server'));
+          return;
+        }
+      }
+      if (this.#connection === conn && this.#state === 'connectedReadOnly') this.#probeForReadWrite(conn, Math.min(delay * 2, 60_000));
+    }, delay);
   }
 
   /**
@@ -283,6 +321,7 @@ export class Session {
     const conn = this.#connection;
     this.#connection = undefined;
     this.#clearLossTimer();
+    this.#stopProbe();
     this.#transition('closed');
     if (conn) await conn.close(timeoutMs);
     this.watches.clear();
@@ -292,6 +331,7 @@ export class Session {
     if (!conn || this.#connection !== conn) return;
     this.#lastZxid = maxBig(this.#lastZxid, conn.lastZxid);
     this.#connection = undefined;
+    this.#stopProbe();
     debug('connection to %s:%d closed: %s', this.#host?.host, this.#host?.port, reason?.message);
     if (isTerminal(this.#state)) return;
     this.#transition('suspended');
@@ -305,6 +345,11 @@ export class Session {
    * ensemble has had every reason to expire the session, so it is reported `lost`. The real
    * verdict comes on reconnect: `expired`, or `connected` if the session survived after all.
    */
+  #stopProbe(): void {
+    if (this.#rwProbe) clearTimeout(this.#rwProbe);
+    this.#rwProbe = undefined;
+  }
+
   #startLossTimer(): void {
     this.#clearLossTimer();
     const timeout = this.#negotiatedTimeout || this.#options.sessionTimeout;
