@@ -19,7 +19,7 @@ import {
   ZooKeeperError,
   type WatchedEvent,
 } from '@zk/protocol';
-import { connectString, TestSpace } from './fixtures.js';
+import { connectString, TestSpace } from '../../harness/fixtures.js';
 
 let space: TestSpace;
 let zk: ZooKeeper;

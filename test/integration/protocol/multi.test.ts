@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BadVersionError, CreateMode, ErrorCode, NodeExistsError, NoNodeError, TransactionError, ZooKeeper } from '@zk/protocol';
-import { TestSpace } from './fixtures.js';
+import { TestSpace } from '../../harness/fixtures.js';
 
 let space: TestSpace;
 let zk: ZooKeeper;

@@ -12,7 +12,7 @@ import {
   type StateChange,
 } from '@zk/protocol';
 import { TcpProxy, waitFor } from '../../harness/index.js';
-import { connectString, TestSpace } from './fixtures.js';
+import { connectString, TestSpace } from '../../harness/fixtures.js';
 
 let space: TestSpace;
 let proxy: TcpProxy;

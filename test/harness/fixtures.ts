@@ -3,6 +3,11 @@ import { inject } from 'vitest';
 import { ZooKeeper, type ClientOptions } from '@zk/protocol';
 
 
+/**
+ * Test fixtures over the real server: a namespace (chroot) per test and a leak-checking teardown.
+ * Imported by test files only (it uses vitest's inject), never through the harness index.
+ */
+
 /** The connect string of the shared server started by the global setup (or ZK_CONNECT). */
 export function connectString(): string {
   return inject('zkConnect');
@@ -34,7 +39,11 @@ export class TestSpace {
     return zk;
   }
 
-  /** Closes every client; throws if one leaked pending requests; deletes the namespace. */
+  /**
+   * Closes every client and deletes the namespace. Reports leaked state: throws if a client
+   * still had requests pending after close; returns the watches the test left registered and
+   * the nodes it left behind (deleted here).
+   */
   async close(): Promise<{ leakedWatches: number; leftNodes: string[] }> {
     let leakedWatches = 0;
     for (const zk of this.#clients) {
