@@ -176,15 +176,8 @@ describe('connection - handshake', () => {
     expect(conn.closed).toBe(false);
   });
 
-  // BUG (connection.ts, handshake()): bytes of a frame that is only partly in the chunk carrying
-  // the ConnectResponse stay in the handshake's own FrameDecoder, which is dropped when the
-  // handshake resolves; only whole frames are passed on as `rest`. The stream then resumes
-  // mid-frame: the rest of the notification is read as a length prefix and the stream is
-  // desynchronised (here bytes of the zxid read as a zero length, so the connection closes with
-  // "truncated int" and the request fails). The partial bytes should be handed to the
-  // connection's decoder. Latent with a real server, which sends nothing unasked right after the
-  // handshake, but any bytes after the ConnectResponse in the same read are at risk.
-  it.fails('connection - a frame split across the handshake chunk and the next is delivered whole', async () => {
+  // Regression: bytes after the ConnectResponse in the same read, including a partial frame, go on to the connection's decoder.
+  it('connection - a frame split across the handshake chunk and the next is delivered whole', async () => {
     const event = { type: EventType.NodeCreated, state: KeeperState.SyncConnected, path: '/split/across/chunks' };
     const whole = notificationFrame(event, 0x11n);
     const cut = 10;
@@ -419,13 +412,8 @@ describe('connection - faults close the connection and fail everything', () => {
     expect(events.closes).toHaveLength(1);
   });
 
-  // BUG (connection.ts, the socket 'close' handler in the constructor, line 145): the issue asks
-  // that a truncated frame close the connection "with a decode error", but a close in the middle
-  // of a frame is reported as a plain ConnectionLossError "closed by the server", exactly like a
-  // close at a frame boundary; FrameDecoder.idle (which tells the two apart) is never consulted.
-  // Expected: a DecodeError (e.g. "connection closed inside a frame") as the close reason and as
-  // the cause of the requests' ConnectionLossError.
-  it.fails('connection - a close inside a frame is reported as a DecodeError', async () => {
+  // Regression: a close inside a frame is a decode error, not an ordinary close.
+  it('connection - a close inside a frame is reported as a DecodeError', async () => {
     const { peer, events, ps, reqs } = await threeOutstanding();
     const whole = replyFrame({ xid: reqs[0]!.xid, zxid: 1n, err: 0, body: bytes().buf(Buffer.alloc(50)).build() });
     peer.send(whole.subarray(0, 30));
@@ -491,6 +479,20 @@ describe('connection - close', () => {
     expect(events.closes).toEqual([undefined]);
     // The client half-closed its side.
     await peer.waitFor(() => peer.clientEnded || undefined, 2000, 'client end');
+  });
+
+  // Regression: close() destroys the socket even when the server never closes its side.
+  it('connection - close() releases the socket even if the server never closes its side', async () => {
+    const { conn, peer } = await open({ halfOpen: true });
+    await conn.close(200);
+    await peer.waitFor(() => peer.clientEnded || undefined, 2000, 'client FIN');
+    // A released socket answers late data with a reset, which closes the server's side; a
+    // half-closed one keeps reading it. Write until that happens, within a deadline.
+    const deadline = performance.now() + 1500;
+    while (!peer.closed && performance.now() < deadline) {
+      await new Promise<void>((resolve) => peer.socket.write('late', () => setTimeout(resolve, 20)));
+    }
+    expect(peer.closed).toBe(true);
   });
 
   it('connection - close() is idempotent and after a failure resolves without sending', async () => {

@@ -152,7 +152,13 @@ export class Connection {
     this.#liveness = new Liveness({ sendPing: () => this.#ping(), onDead: (idle) => this.#fail(new ConnectionLossError(`no reply from ${opts.host}:${opts.port} for ${Math.round(idle)} ms`)) }, session.timeOut);
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
     socket.on('error', (err) => this.#fail(new ConnectionLossError(`socket error: ${err.message}`, { cause: err })));
-    socket.on('close', () => this.#fail(new ConnectionLossError(`connection to ${opts.host}:${opts.port} closed by the server`)));
+    socket.on('close', () =>
+      this.#fail(
+        this.#decoder.idle
+          ? new ConnectionLossError(`connection to ${opts.host}:${opts.port} closed by the server`)
+          : new DecodeError(`connection to ${opts.host}:${opts.port} closed inside a frame`),
+      ),
+    );
     for (const chunk of rest) this.#onData(chunk);
   }
 
@@ -204,7 +210,9 @@ export class Connection {
       await Promise.race([this.request(OpCode.closeSession, undefined, undefined).then(() => undefined, () => undefined), timeout]);
       clearTimeout(timer);
       this.#shutdown(undefined);
-      this.#socket.end();
+      // Half-close, then let go of the socket once our FIN is out: a server that never closes
+      // its side must not keep the handle (and the event loop) alive.
+      this.#socket.end(() => this.#socket.destroy());
     })();
     return this.#closing;
   }
@@ -309,41 +317,37 @@ export class Connection {
   }
 }
 
-/** Waits for the first frame (the ConnectResponse); returns it and any bytes that followed. */
+/**
+ * Waits for the first frame (the ConnectResponse); returns it and the raw bytes that followed it
+ * in the same reads (possibly a partial frame), for the connection's decoder to continue from.
+ */
 function handshake(socket: Socket, request: Buffer, timeoutMs: number, opts: ConnectionOptions): Promise<{ payload: Buffer; rest: Buffer[] }> {
+  const max = opts.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE;
   return new Promise((resolve, reject) => {
-    let payload: Buffer | undefined;
-    const rest: Buffer[] = [];
-    const decoder = new FrameDecoder(
-      {
-        frame: (f) => {
-          if (payload === undefined) payload = Buffer.from(f);
-          else rest.push(frame(f));
-        },
-        oversize: (len) => finish(new PacketTooLargeError(len, opts.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE)),
-      },
-      opts.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE,
-    );
+    let buffered: Buffer = Buffer.alloc(0);
     const onData = (chunk: Buffer) => {
-      try {
-        decoder.push(chunk);
-      } catch (err) {
-        return finish(err);
-      }
-      if (payload !== undefined) finish(undefined);
+      buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+      if (buffered.length < 4) return;
+      const length = buffered.readInt32BE(0);
+      if (length < 0) return finish(new DecodeError(`negative frame length ${length} in the handshake reply`));
+      if (length > max) return finish(new PacketTooLargeError(length, max));
+      if (buffered.length < 4 + length) return;
+      const payload = Buffer.from(buffered.subarray(4, 4 + length));
+      const rest = buffered.length > 4 + length ? [buffered.subarray(4 + length)] : [];
+      finish(undefined, { payload, rest });
     };
     const onClose = () => finish(new Error('the server closed the connection during the handshake (a server behind our last zxid, or one refusing clients)'));
     const onError = (err: Error) => finish(err);
     const onAbort = () => finish(opts.signal?.reason);
     const timer = setTimeout(() => finish(new Error(`no handshake reply within ${Math.round(timeoutMs)} ms`)), timeoutMs);
-    function finish(err: unknown): void {
+    function finish(err: unknown, result?: { payload: Buffer; rest: Buffer[] }): void {
       clearTimeout(timer);
       socket.off('data', onData);
       socket.off('close', onClose);
       socket.off('error', onError);
       opts.signal?.removeEventListener('abort', onAbort);
-      if (err !== undefined) reject(err);
-      else resolve({ payload: payload as Buffer, rest });
+      if (result) resolve(result);
+      else reject(err);
     }
     socket.on('data', onData);
     socket.once('close', onClose);
@@ -351,12 +355,4 @@ function handshake(socket: Socket, request: Buffer, timeoutMs: number, opts: Con
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     socket.write(request);
   });
-}
-
-// Re-frames a payload that arrived with the handshake reply so the connection's decoder reads it.
-function frame(payload: Buffer): Buffer {
-  const out = Buffer.allocUnsafe(payload.length + 4);
-  out.writeInt32BE(payload.length, 0);
-  payload.copy(out, 4);
-  return out;
 }
