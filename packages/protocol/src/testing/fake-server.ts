@@ -37,6 +37,8 @@ export interface FakeServerOptions {
   handshake?: (req: FakeConnectRequest) => FakeHandshake;
   /** Called for every request after the handshake (e.g. to answer pings); replies are otherwise scripted. */
   onRequest?: (req: FakeRequest, conn: FakeConnection) => void;
+  /** Keep the server's side open after the client's FIN, as a hung server does (default false). */
+  halfOpen?: boolean;
 }
 
 /** The session id the default handshake grants to a client that presents none. */
@@ -101,9 +103,7 @@ export class FakeConnection {
   }
 
   /** Writes buffers in one write (so they usually arrive in one chunk). */
-  send(...chunks: Buffer[]): void {
-    this.socket.write(Buffer.concat(chunks));
-  }
+  send = (...chunks: Buffer[]): void => void this.socket.write(Buffer.concat(chunks));
 
   /** Sends one reply. */
   reply = (r: { xid: number; zxid: bigint; err: number; body?: Buffer }): void => this.send(replyFrame(r));
@@ -158,7 +158,7 @@ export class FakeServer {
   #onAccept: (() => void) | undefined;
 
   private constructor(options: FakeServerOptions) {
-    this.#server = createServer((socket) => {
+    this.#server = createServer({ allowHalfOpen: options.halfOpen ?? false }, (socket) => {
       this.connections.push(new FakeConnection(socket, options));
       this.#onAccept?.();
     });
