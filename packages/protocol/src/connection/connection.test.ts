@@ -146,6 +146,31 @@ describe('connection - handshake', () => {
     expect(elapsed).toBeLessThan(3000);
   });
 
+  // BUG (connection.ts, constructor line 162 `for (const chunk of rest) this.#onData(chunk)`):
+  // bytes that arrived with the ConnectResponse are decoded inside the constructor, so when they
+  // are garbage the connection fails, and emits `close`, before open() has returned it. The owner
+  // cannot match that close to the connection it is about to receive: session.ts #attempt passes
+  // `conn` (still undefined) to #onConnectionClosed, which ignores it, then adopts the already
+  // closed connection as 'connected' and never reconnects (every request fails with
+  // ConnectionLoss). Expected: open() rejects, or `close` is emitted only after open() resolved.
+  it.fails('connection - garbage right after the handshake reply is reported to an owner that holds the connection', async () => {
+    const server = await startServer({ handshake: () => ({ timeOut: 30_000, sessionId: 1n, trailer: bytes().raw([9, 9, 9]).frame() }) });
+    let conn: Connection | undefined;
+    const heldAtClose: Array<Connection | undefined> = [];
+    const events = recorder();
+    const handlers = { ...events.handlers, close: (reason: Error | undefined) => (heldAtClose.push(conn), events.handlers.close(reason)) };
+    const outcome = await Connection.open(options(server), handlers).then(
+      (c) => (connections.push(c), (conn = c)),
+      (e: unknown) => e,
+    );
+    if (outcome instanceof Error) {
+      expect(outcome).toBeInstanceOf(ConnectionLossError);
+      return;
+    }
+    expect(await Promise.race([events.closed, timeout(2000)])).toBeInstanceOf(DecodeError);
+    expect(heldAtClose).toEqual([conn]);
+  });
+
   it('connection - a refused TCP connection rejects with ConnectionLossError', async () => {
     const server = await startServer();
     const port = server.port;
@@ -172,6 +197,12 @@ describe('connection - handshake', () => {
     const events = recorder();
     const conn = await Connection.open(options(server), events.handlers);
     connections.push(conn);
+    const peer = await server.nextConnection();
+    // The notification came before this reply in the stream, so it is handed over by then.
+    const p = getData(conn, '/a');
+    const req = await peer.nextRequest();
+    peer.reply({ xid: req.xid, zxid: 0x11n, err: 0, body: bytes().buf(null).build() });
+    await p;
     expect(events.notifications).toEqual([{ event, zxid: 0x10n }]);
     expect(conn.closed).toBe(false);
   });
