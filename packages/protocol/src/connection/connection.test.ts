@@ -373,6 +373,28 @@ describe('connection - faults close the connection and fail everything', () => {
     await peer.waitFor(() => peer.closed || undefined, 2000, 'socket close');
   });
 
+  // BUG (connection.ts #onFrame, `if (zxid > this.#lastZxid) this.#lastZxid = zxid;` runs before
+  // the xid is checked): a reply rejected as a protocol violation still advances lastZxid, so
+  // garbage (or a stray reply) can set it to any value. session.ts #onConnectionClosed takes
+  // max(its lastZxid, conn.lastZxid) and presents it as lastZxidSeen on reconnect; every server
+  // whose last processed zxid is lower refuses the handshake (ZooKeeperServer closes a client
+  // that "has seen" a newer zxid), so the client cannot reconnect until the session is lost.
+  // Expected: lastZxid only advances for a frame that was accepted.
+  it.fails('connection - a reply rejected for its xid does not advance lastZxid', async () => {
+    const { conn, peer, events } = await open();
+    const a = getData(conn, '/a');
+    const b = getData(conn, '/b');
+    const ra = await peer.nextRequest();
+    const rb = await peer.nextRequest();
+    peer.reply({ xid: ra.xid, zxid: 0x10n, err: 0, body: bytes().buf(null).build() });
+    await a;
+    expect(conn.lastZxid).toBe(0x10n);
+    peer.reply({ xid: rb.xid + 1000, zxid: 0x7fff_ffff_ffff_ffffn, err: 0 });
+    expect(await events.closed).toBeInstanceOf(DecodeError);
+    await expectAllLost([b]);
+    expect(conn.lastZxid).toBe(0x10n);
+  });
+
   it('connection - a reply with an xid nothing is waiting for closes with DecodeError', async () => {
     const { peer, events } = await open();
     peer.reply({ xid: 12345, zxid: 1n, err: 0 });
