@@ -21,14 +21,17 @@ export class TestSpace {
   readonly root = `/t-${randomUUID()}`;
   readonly #clients: ZooKeeper[] = [];
   #admin: ZooKeeper | undefined;
+  #adminReady: Promise<ZooKeeper> | undefined;
 
-  /** A client on the server's root (no chroot). */
-  async admin(): Promise<ZooKeeper> {
-    if (!this.#admin) {
-      this.#admin = await ZooKeeper.connect(connectString(), { sessionTimeout: 10_000 });
-      await this.#admin.create(this.root);
-    }
-    return this.#admin;
+  /** A client on the server's root (no chroot); the namespace is created once, even when asked concurrently. */
+  admin(): Promise<ZooKeeper> {
+    this.#adminReady ??= (async () => {
+      const zk = await ZooKeeper.connect(connectString(), { sessionTimeout: 10_000 });
+      this.#admin = zk;
+      await zk.create(this.root);
+      return zk;
+    })();
+    return this.#adminReady;
   }
 
   /** A client whose chroot is this test's namespace. */

@@ -1,5 +1,14 @@
 /**
  * `@zk/locks`: ZooKeeper lock recipes, wire-compatible with Apache Curator.
+ *
+ * Read {@link Lease} first: what a lock can and cannot promise.
  * @packageDocumentation
  */
-export {};
+export { Mutex } from './mutex.js';
+export { ReadWriteLock, ReadLock, WriteLock } from './read-write-lock.js';
+export { ExclusiveLock } from './exclusive-lock.js';
+export { LockBase } from './lock.js';
+export type { AcquireOptions, LockOptions } from './lock.js';
+export { Lease } from './lease.js';
+export type { GuardOptions } from './lease.js';
+export { LockError, LockTimeoutError, LockAbortedError, LockUpgradeError, NotHeldError, LeaseLostError } from './errors.js';

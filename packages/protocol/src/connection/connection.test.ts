@@ -146,14 +146,8 @@ describe('connection - handshake', () => {
     expect(elapsed).toBeLessThan(3000);
   });
 
-  // BUG (connection.ts, constructor line 162 `for (const chunk of rest) this.#onData(chunk)`):
-  // bytes that arrived with the ConnectResponse are decoded inside the constructor, so when they
-  // are garbage the connection fails, and emits `close`, before open() has returned it. The owner
-  // cannot match that close to the connection it is about to receive: session.ts #attempt passes
-  // `conn` (still undefined) to #onConnectionClosed, which ignores it, then adopts the already
-  // closed connection as 'connected' and never reconnects (every request fails with
-  // ConnectionLoss). Expected: open() rejects, or `close` is emitted only after open() resolved.
-  it.fails('connection - garbage right after the handshake reply is reported to an owner that holds the connection', async () => {
+  // Regression: bytes that came with the handshake reply are decoded after open() hands the connection over.
+  it('connection - garbage right after the handshake reply is reported to an owner that holds the connection', async () => {
     const server = await startServer({ handshake: () => ({ timeOut: 30_000, sessionId: 1n, trailer: bytes().raw([9, 9, 9]).frame() }) });
     let conn: Connection | undefined;
     const heldAtClose: Array<Connection | undefined> = [];
@@ -373,16 +367,8 @@ describe('connection - faults close the connection and fail everything', () => {
     await peer.waitFor(() => peer.closed || undefined, 2000, 'socket close');
   });
 
-  // BUG (connection.ts #onFrame, `if (zxid > this.#lastZxid) this.#lastZxid = zxid;` runs before
-  // the xid is checked): a reply rejected as a protocol violation still advances lastZxid, so
-  // garbage (or a stray reply) can set it to any value. session.ts #onConnectionClosed takes
-  // max(its lastZxid, conn.lastZxid) and presents it as lastZxidSeen on reconnect; every server
-  // whose last processed zxid is lower refuses the handshake (ZooKeeperServer closes a client
-  // that "has seen" a newer zxid), so the client cannot reconnect until the session is lost.
-  // Expected: lastZxid only advances for a frame that was accepted (Java's
-  // ClientCnxn.SendThread.readResponse reads the header zxid only after the xid matched, and never
-  // from ping, auth or notification frames; checked with javap on the 3.8.0 jar).
-  it.fails('connection - a reply rejected for its xid does not advance lastZxid', async () => {
+  // Regression: lastZxid moves only with a reply matched to its request (as Java's ClientCnxn does).
+  it('connection - a reply rejected for its xid does not advance lastZxid', async () => {
     const { conn, peer, events } = await open();
     const a = getData(conn, '/a');
     const b = getData(conn, '/b');

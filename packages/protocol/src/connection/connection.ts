@@ -159,7 +159,9 @@ export class Connection {
           : new DecodeError(`connection to ${opts.host}:${opts.port} closed inside a frame`),
       ),
     );
-    for (const chunk of rest) this.#onData(chunk);
+    // Bytes that came with the handshake reply are decoded once open() has handed this
+    // connection over, so a failure they cause reaches a listener that knows the connection.
+    if (rest.length > 0) setImmediate(() => rest.forEach((chunk) => this.#onData(chunk)));
   }
 
   /** The session granted by the handshake. */
@@ -186,12 +188,18 @@ export class Connection {
    */
   request<T>(type: number, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options?: { xid?: number }): Promise<Reply<T>> {
     if (this.#closed) return Promise.reject(new ConnectionLossError('connection closed'));
-    const xid = options?.xid ?? this.#pending.nextXid();
     const w = JuteWriter.frame();
-    w.writeInt(xid).writeInt(type);
-    if (write) write(w);
+    try {
+      w.writeInt(options?.xid ?? 0).writeInt(type);
+      if (write) write(w);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     const frame = w.finishFrame();
     if (frame.length - 4 > this.#maxFrame) return Promise.reject(new PacketTooLargeError(frame.length - 4, this.#maxFrame));
+    // The xid is taken only for a request that will be sent, and patched in place.
+    const xid = options?.xid ?? this.#pending.nextXid();
+    frame.writeInt32BE(xid, 4);
     return new Promise<Reply<T>>((resolve, reject) => {
       this.#pending.push({ xid, type, read, settle: (err, value) => (err === undefined ? resolve(value as Reply<T>) : reject(err)) });
       this.#write(frame);
@@ -260,7 +268,9 @@ export class Connection {
     const xid = r.readInt();
     const zxid = r.readLong();
     const err = r.readInt();
-    if (zxid > this.#lastZxid) this.#lastZxid = zxid;
+    // lastZxid moves only with a reply matched to a request (as in the Java client): a stray or
+    // garbage frame must not make every server refuse our next handshake, and pings and
+    // notifications do not count.
     if (xid === Xid.notification) {
       this.#events.notification(readWatcherEvent(r), zxid);
       return;
@@ -276,6 +286,7 @@ export class Connection {
       throw new DecodeError(req ? `reply xid ${xid} does not match the oldest outstanding request (xid ${req.xid})` : `reply xid ${xid} with no request outstanding`);
     }
     this.#pending.shift();
+    if (zxid > this.#lastZxid) this.#lastZxid = zxid;
     let body: unknown;
     if (err === 0 && req.read) {
       try {

@@ -165,6 +165,7 @@ export class Session {
         },
       );
       await this.#rearm(conn);
+      if (conn.closed) throw new ConnectionLossError(`connection to ${host.host}:${host.port} closed right after the handshake`);
     } catch (err) {
       conn?.destroy();
       if (err instanceof SessionExpiredError) {

@@ -1,0 +1,52 @@
+/**
+ * Errors of `@zk/locks`. ZooKeeper errors from the client pass through unchanged (typed, with
+ * code and path); these cover the lock's own outcomes and misuse.
+ */
+
+/** Base class of the lock errors. */
+export class LockError extends Error {
+  override name = 'LockError';
+  /** The lock path. */
+  readonly path: string;
+  constructor(path: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.path = path;
+  }
+}
+
+/** The lock was not acquired within the timeout (`timeout: 0`: it was held by someone else). Our queue node was removed. */
+export class LockTimeoutError extends LockError {
+  override name = 'LockTimeoutError';
+  /** The timeout that passed, ms. */
+  readonly timeout: number;
+  constructor(path: string, timeout: number) {
+    super(path, timeout === 0 ? `lock ${path} is held` : `lock ${path} not acquired within ${timeout} ms`);
+    this.timeout = timeout;
+  }
+}
+
+/** The acquire was aborted through its signal (`cause`: the signal's reason). Our queue node was removed. */
+export class LockAbortedError extends LockError {
+  override name = 'LockAbortedError';
+  constructor(path: string, reason: unknown) {
+    super(path, `acquiring lock ${path} was aborted`, { cause: reason });
+  }
+}
+
+/** Taking the write lock while holding only the read lock: refused, because it could never succeed. */
+export class LockUpgradeError extends LockError {
+  override name = 'LockUpgradeError';
+  constructor(path: string) {
+    super(path, `cannot take the write lock of ${path} while holding its read lock (it would wait for itself); release the read lock first`);
+  }
+}
+
+/** Releasing a lease of another owner, or acting on a lock this owner does not hold. */
+export class NotHeldError extends LockError {
+  override name = 'NotHeldError';
+}
+
+/** The lease is no longer valid (session lost or expired, or the lock node deleted); `cause` says why. */
+export class LeaseLostError extends LockError {
+  override name = 'LeaseLostError';
+}

@@ -1,0 +1,168 @@
+/**
+ * A held lock: its fencing token, a signal that aborts when the hold is at risk, and release.
+ */
+import type { Transaction, ZooKeeper } from '@zk/protocol';
+import { LeaseLostError, NotHeldError } from './errors.js';
+import { deleteGuaranteed } from './internal/engine.js';
+
+/** @internal What every handle of one hold shares. */
+export interface LeaseCore {
+  readonly zk: ZooKeeper;
+  readonly lockPath: string;
+  readonly nodePath: string;
+  readonly fencingToken: bigint;
+  readonly controller: AbortController;
+  /** Handles not yet released (reentrant acquires add one each). */
+  refs: number;
+  released: boolean;
+  /** Stops the guard and deletes the node; called when the last handle is released. */
+  end(): Promise<void>;
+}
+
+/**
+ * One acquire's hold on a lock. `await using lease = await lock.acquire()` releases it at the
+ * end of the scope.
+ *
+ * What it can and cannot promise: while `signal` is not aborted, the lock node exists and this
+ * session was alive at the last word from the server. A process paused longer than the session
+ * timeout (a GC pause, an event-loop stall, a SIGSTOP) can wake up still believing it holds the
+ * lock after another client took it; no client-side check can exclude that. Guard the resource
+ * itself: pass `fencingToken` to it (reject writes with a token lower than the highest seen), or
+ * write ZooKeeper data with {@link Lease.fenced} so the write commits only while the lock node exists.
+ */
+export class Lease implements AsyncDisposable {
+  readonly #core: LeaseCore;
+  #released = false;
+
+  /** @internal */
+  constructor(core: LeaseCore) {
+    this.#core = core;
+  }
+
+  /** The lock path. */
+  get path(): string {
+    return this.#core.lockPath;
+  }
+  /** The path of the node that holds the lock for us. */
+  get node(): string {
+    return this.#core.nodePath;
+  }
+  /**
+   * A number that grows with every new holder of this lock path: the creation zxid of the lock
+   * node, a global ZooKeeper counter (not the sequence suffix, which restarts when an empty
+   * container is reaped). Reentrant acquires share their first acquire's token.
+   */
+  get fencingToken(): bigint {
+    return this.#core.fencingToken;
+  }
+  /**
+   * Aborts as soon as the hold is at risk: the session suspended longer than the lock's
+   * `suspendedGrace`, reported lost or expired, the client closed, the lock node deleted by
+   * someone else, or the lease released. `signal.reason` is a {@link LeaseLostError} saying which.
+   */
+  get signal(): AbortSignal {
+    return this.#core.controller.signal;
+  }
+  /** True until this handle is released or the hold is lost. */
+  get held(): boolean {
+    return !this.#released && !this.#core.controller.signal.aborted;
+  }
+
+  /** Throws the loss reason if the hold is at risk or released. */
+  assertHeld(): void {
+    if (this.#released) throw new NotHeldError(this.path, `lease on ${this.path} was released`);
+    if (this.signal.aborted) throw this.signal.reason;
+  }
+
+  /**
+   * A transaction that commits only while this lock node exists: it starts with a `check` of the
+   * node, so a holder that lost the lock (its node deleted with its session) cannot write.
+   *
+   * @example
+   * ```ts
+   * await lease.fenced().setData('/jobs/state', 'done').commit();
+   * ```
+   */
+  fenced(): Transaction {
+    return this.#core.zk.transaction().check(this.#core.nodePath, -1);
+  }
+
+  /**
+   * Releases this handle (idempotent). The last handle of a hold deletes the lock node, retrying
+   * across reconnects until the node or the session is gone.
+   */
+  async release(): Promise<void> {
+    if (this.#released) return;
+    this.#released = true;
+    const core = this.#core;
+    if (--core.refs > 0) return;
+    await core.end();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.release();
+  }
+}
+
+/** How the guard decides that a hold is at risk. */
+export interface GuardOptions {
+  /**
+   * How long the session may stay `suspended` before the lease is considered at risk, ms.
+   * Default: a sixth of the negotiated session timeout. The connection is declared dead after
+   * 2/3 of the timeout without a byte from the server, and the server expires the session one
+   * timeout after it last heard from us, so aborting within 2/3 + 1/6 of it leaves a sixth of the
+   * timeout before any other client can take the lock. 0 aborts at the first disconnect.
+   */
+  suspendedGrace?: number | undefined;
+}
+
+/** @internal Starts guarding a hold: returns its core. */
+export function guard(zk: ZooKeeper, lockPath: string, nodePath: string, fencingToken: bigint, options: GuardOptions, onEnd: () => void): LeaseCore {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const lose = (why: string, cause?: unknown) => {
+    if (!controller.signal.aborted) controller.abort(new LeaseLostError(lockPath, `lease on ${lockPath} lost: ${why}`, { cause }));
+  };
+  const grace = options.suspendedGrace ?? Math.floor(zk.sessionTimeout / 6);
+  const offState = zk.onStateChange((state) => {
+    if (state === 'suspended') {
+      if (grace <= 0) lose('connection lost');
+      else timer ??= setTimeout(() => lose(`suspended for more than ${grace} ms`), grace);
+    } else if (state === 'connected' || state === 'connectedReadOnly') {
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+    } else {
+      lose(`session ${state}`);
+    }
+  });
+  const onOwnNode = (e: { type: string }) => {
+    if (e.type === 'NodeDeleted' && !core.released) lose('the lock node was deleted');
+  };
+  zk.exists(nodePath, { watch: onOwnNode }).then(
+    (stat) => stat === null && lose('the lock node is gone'),
+    () => undefined, // a failure here is a connection problem, which the state listener sees
+  );
+  const core: LeaseCore = {
+    zk,
+    lockPath,
+    nodePath,
+    fencingToken,
+    controller,
+    refs: 1,
+    released: false,
+    async end() {
+      core.released = true;
+      offState();
+      if (timer) clearTimeout(timer);
+      onEnd();
+      try {
+        await deleteGuaranteed(zk, nodePath);
+      } finally {
+        zk.removeLocalWatch('exist', nodePath, onOwnNode as never);
+        zk.removeLocalWatch('data', nodePath, onOwnNode as never);
+        if (!controller.signal.aborted) controller.abort(new LeaseLostError(lockPath, `lease on ${lockPath} released`));
+      }
+    },
+  };
+  return core;
+}

@@ -1,0 +1,124 @@
+/**
+ * What every lock shares: options, reentrancy by owner, `acquire` / `tryAcquire` / `run`.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { hostname } from 'node:os';
+import { InvalidArgumentError, validatePath, type ZooKeeper } from '@zk/protocol';
+import { LockAbortedError, LockTimeoutError } from './errors.js';
+import type { HeldNode } from './internal/engine.js';
+import { guard, Lease, type GuardOptions, type LeaseCore } from './lease.js';
+
+/** Options of a lock. */
+export interface LockOptions extends GuardOptions {
+  /** Data stored in the lock node; default: `{"host","pid"}` JSON, which `inspect` shows. */
+  data?: Uint8Array | string;
+}
+
+/** Options of one acquire. */
+export interface AcquireOptions {
+  /** Give up after this many ms (the attempt's node is removed first). Default: wait as long as it takes. */
+  timeout?: number;
+  /** Abandon the attempt (its node is removed first). */
+  signal?: AbortSignal;
+  /**
+   * The owner for reentrancy: an acquire by an owner that already holds this lock succeeds at
+   * once and needs its own release. Default: the owner of the enclosing {@link LockBase.run}
+   * call, if any; otherwise every acquire is a new contender.
+   */
+  owner?: unknown;
+}
+
+const owners = new AsyncLocalStorage<unknown>();
+
+/** @internal The owner in effect for an acquire. */
+export function ownerOf(options: AcquireOptions): unknown {
+  return options.owner ?? owners.getStore();
+}
+
+/** Base of the locks: reentrancy and the acquire variants over one `acquireNode`. */
+export abstract class LockBase {
+  /** The client the lock uses. */
+  readonly zk: ZooKeeper;
+  /** The lock path. */
+  readonly path: string;
+  /** @internal */
+  protected readonly options: LockOptions;
+  /** @internal */
+  protected readonly data: Buffer;
+  /** @internal Holds by owner, for reentrancy. */
+  protected readonly holds = new Map<unknown, LeaseCore>();
+
+  constructor(zk: ZooKeeper, path: string, options: LockOptions = {}) {
+    validatePath(path);
+    if (options.suspendedGrace !== undefined && (!Number.isFinite(options.suspendedGrace) || options.suspendedGrace < 0)) {
+      throw new InvalidArgumentError('suspendedGrace', `must be a number of ms >= 0, got ${String(options.suspendedGrace)}`);
+    }
+    this.zk = zk;
+    this.path = path;
+    this.options = options;
+    this.data = options.data === undefined ? Buffer.from(JSON.stringify({ host: hostname(), pid: process.pid })) : Buffer.from(options.data);
+  }
+
+  /** @internal Creates and waits for this lock's node. */
+  protected abstract acquireNode(options: AcquireOptions, owner: unknown): Promise<HeldNode>;
+
+  /**
+   * Acquires the lock. Resolves with a {@link Lease} once held; rejects with
+   * {@link LockTimeoutError} or {@link LockAbortedError} (after removing its queue node), or with
+   * the client's error.
+   */
+  async acquire(options: AcquireOptions = {}): Promise<Lease> {
+    if (options.timeout !== undefined && (!Number.isFinite(options.timeout) || options.timeout < 0)) {
+      throw new InvalidArgumentError('timeout', `must be a number of ms >= 0, got ${String(options.timeout)}`);
+    }
+    if (options.signal?.aborted) throw new LockAbortedError(this.path, options.signal.reason);
+    const owner = ownerOf(options);
+    const existing = owner === undefined ? undefined : this.holds.get(owner);
+    if (existing && !existing.released && !existing.controller.signal.aborted) {
+      existing.refs++;
+      return new Lease(existing);
+    }
+    const node = await this.acquireNode(options, owner);
+    const core = guard(this.zk, this.path, node.nodePath, node.czxid, this.options, () => {
+      if (owner !== undefined && this.holds.get(owner) === core) this.holds.delete(owner);
+    });
+    if (owner !== undefined) this.holds.set(owner, core);
+    return new Lease(core);
+  }
+
+  /** Acquires only if free right now; never waits. Resolves `undefined` when held by someone else. */
+  async tryAcquire(options: Omit<AcquireOptions, 'timeout'> = {}): Promise<Lease | undefined> {
+    try {
+      return await this.acquire({ ...options, timeout: 0 });
+    } catch (err) {
+      if (err instanceof LockTimeoutError) return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * Runs `fn` while holding the lock and releases it afterwards. Inside `fn` (and everything it
+   * awaits), acquiring this lock again is reentrant. `fn` gets the lease: watch `lease.signal`
+   * and pass `lease.fencingToken` to the resource you guard.
+   *
+   * @example
+   * ```ts
+   * await mutex.run(async (lease) => { await job({ signal: lease.signal, token: lease.fencingToken }); });
+   * ```
+   */
+  async run<T>(fn: (lease: Lease) => Promise<T> | T, options: AcquireOptions = {}): Promise<T> {
+    const owner = ownerOf(options) ?? Symbol('lock owner');
+    const lease = await this.acquire({ ...options, owner });
+    try {
+      return await owners.run(owner, () => fn(lease));
+    } finally {
+      await lease.release();
+    }
+  }
+
+  /** True when `owner` (default: the enclosing `run`) holds this lock through this object. */
+  isHeldBy(owner: unknown = owners.getStore()): boolean {
+    const core = owner === undefined ? undefined : this.holds.get(owner);
+    return core !== undefined && !core.released && !core.controller.signal.aborted;
+  }
+}
