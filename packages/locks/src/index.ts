@@ -12,3 +12,5 @@ export type { AcquireOptions, LockOptions } from './lock.js';
 export { Lease } from './lease.js';
 export type { GuardOptions } from './lease.js';
 export { LockError, LockTimeoutError, LockAbortedError, LockUpgradeError, NotHeldError, LeaseLostError } from './errors.js';
+export { inspectLock, inspectExclusive } from './inspect.js';
+export type { LockEntry, LockState } from './inspect.js';

@@ -1,7 +1,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChannelName, OPEN_ACL_UNSAFE, ZooKeeper, type RequestStartMessage } from '@zk/protocol';
-import { ExclusiveLock, LeaseLostError, LockAbortedError, LockTimeoutError, LockUpgradeError, Mutex, ReadWriteLock, type Lease, type LockBase } from '@zk/locks';
+import { ExclusiveLock, inspectExclusive, inspectLock, LeaseLostError, LockAbortedError, LockTimeoutError, LockUpgradeError, Mutex, ReadWriteLock, type Lease, type LockBase } from '@zk/locks';
 import { TcpProxy, waitFor } from '../../harness/index.js';
 import { connectString, TestSpace } from '../../harness/fixtures.js';
 
@@ -236,5 +236,30 @@ describe('locks - ReadWriteLock', () => {
       await expect(rw.writeLock().acquire()).rejects.toBeInstanceOf(LockUpgradeError);
     });
     expect(await queue('/up')).toEqual([]);
+  });
+
+  it('inspects holders and waiters in order, with tokens and owner data', async () => {
+    const [a, b, c] = await Promise.all([space.client(), space.client(), space.client()]);
+    const r1 = await new ReadWriteLock(a, '/insp', { data: 'reader-a' }).readLock().acquire();
+    const r2 = await new ReadWriteLock(b, '/insp', { data: 'reader-b' }).readLock().acquire();
+    const w = new ReadWriteLock(c, '/insp', { data: 'writer-c' }).writeLock().acquire();
+    await waitFor('writer queued', async () => ((await queue('/insp')).length === 3 ? true : undefined));
+    const state = await inspectLock(a, '/insp');
+    expect(state.holders.map((e) => [e.kind, e.data.toString(), e.fencingToken])).toEqual([
+      ['read', 'reader-a', r1.fencingToken],
+      ['read', 'reader-b', r2.fencingToken],
+    ]);
+    expect(state.waiters.map((e) => [e.kind, e.data.toString(), e.sessionId])).toEqual([['write', 'writer-c', c.sessionId]]);
+    await r1.release();
+    await r2.release();
+    const wl = await w;
+    expect((await inspectLock(a, '/insp')).holders.map((e) => e.fencingToken)).toEqual([wl.fencingToken]);
+    await wl.release();
+    expect(await inspectLock(a, '/insp')).toEqual({ path: '/insp', holders: [], waiters: [] });
+    const ex = await new ExclusiveLock(a, '/ex/one').acquire();
+    const exState = await inspectExclusive(b, '/ex/one');
+    expect(exState.holders[0]?.fencingToken).toBe(ex.fencingToken);
+    expect(JSON.parse(exState.holders[0]!.data.toString())).toEqual({ host: expect.any(String), pid: process.pid });
+    await ex.release();
   });
 });
