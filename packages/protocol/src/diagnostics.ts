@@ -7,6 +7,7 @@
  * - `zk:request:start`  `{ op: number, path?: string }`
  * - `zk:request:finish` `{ op: number, path?: string, err: number, durationMs: number }`
  * - `zk:state`          `{ sessionId: bigint, from: string, to: string }`
+ * - `zk:event`          `{ sessionId: bigint, type: string, path: string, listeners: number }` per watch notification received
  */
 import { channel } from 'node:diagnostics_channel';
 import { debuglog } from 'node:util';
@@ -16,6 +17,7 @@ export const ChannelName = {
   requestStart: 'zk:request:start',
   requestFinish: 'zk:request:finish',
   state: 'zk:state',
+  event: 'zk:event',
 } as const;
 
 /** Payload of `zk:request:start`. */
@@ -36,6 +38,16 @@ export interface StateMessage {
   readonly to: string;
 }
 
+/** Payload of `zk:event`: a watch notification and how many listeners it reached. */
+export interface EventMessage {
+  readonly sessionId: bigint;
+  readonly type: string;
+  readonly path: string;
+  readonly listeners: number;
+}
+
+/** @internal */
+export const eventChannel = channel(ChannelName.event);
 /** @internal */
 export const requestStartChannel = channel(ChannelName.requestStart);
 /** @internal */

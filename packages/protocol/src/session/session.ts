@@ -13,7 +13,7 @@ import type { JuteWriter } from '../jute/writer.js';
 import { readSetSASLResponse, writeAuthPacket, writeGetSASLRequest, type WatcherEvent } from '../jute/proto.js';
 import { AuthFailedError, ClientClosedError, ConnectionLossError, fromCode, SessionExpiredError } from '../errors.js';
 import { stripChroot } from '../client/paths.js';
-import { debug, publishState } from '../diagnostics.js';
+import { debug, eventChannel, publishState } from '../diagnostics.js';
 import { Backoff } from './backoff.js';
 import type { HostAddress } from './hosts.js';
 import { shuffleHosts } from './hosts.js';
@@ -424,7 +424,9 @@ export class Session {
       const type = eventTypeOf(event.type);
       if (!type || event.path === null) continue;
       const path = stripChroot(this.#options.chroot, event.path);
-      for (const listener of this.watches.take(type, path)) deliver(listener, { type, path, zxid });
+      const listeners = this.watches.take(type, path);
+      if (eventChannel.hasSubscribers) eventChannel.publish({ sessionId: this.#sessionId, type, path, listeners: listeners.size });
+      for (const listener of listeners) deliver(listener, { type, path, zxid });
     }
   }
 }
