@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChannelName, type EventMessage } from '@zk/protocol';
+import { ChannelName, ZooKeeper, type EventMessage } from '@zk/protocol';
 import { Mutex, type Lease } from '@zk/locks';
-import { waitFor } from '../../harness/index.js';
+import { TcpProxy, waitFor } from '../../harness/index.js';
 import { connectString, TestSpace } from '../../harness/fixtures.js';
 
 let space: TestSpace;
@@ -79,6 +79,31 @@ describe('locks - herd', () => {
       await current.release();
     } finally {
       unsubscribe(ChannelName.event, onEvent);
+    }
+  });
+});
+
+describe('locks - protection', () => {
+  it('adopts its own node after a create whose reply was lost, leaving no orphan', async () => {
+    const admin = await space.admin();
+    const [host, port] = connectString().split(',')[0]!.split(':');
+    const proxy = await TcpProxy.start({ host: host!, port: Number(port) });
+    try {
+      await using zk = await ZooKeeper.connect(`${proxy.connectString}${space.root}`, { sessionTimeout: 10_000, connectTimeout: 2000 });
+      await (await new Mutex(zk, '/locks/p').acquire()).release(); // parents exist
+      proxy.pause('down'); // the create reaches the server; its reply does not come back
+      const acquiring = new Mutex(zk, '/locks/p').acquire();
+      await waitFor('the create to be applied', async () => ((await admin.getChildren(`${space.root}/locks/p`)).length === 1 ? true : undefined));
+      proxy.cut();
+      proxy.resume();
+      const lease = await acquiring;
+      const children = await admin.getChildren(`${space.root}/locks/p`);
+      expect(children).toEqual([lease.node.slice(lease.node.lastIndexOf('/') + 1)]);
+      expect((await admin.exists(`${space.root}${lease.node}`))?.ephemeralOwner).toBe(zk.sessionId);
+      await lease.release();
+      expect(await admin.getChildren(`${space.root}/locks/p`)).toEqual([]);
+    } finally {
+      await proxy.close();
     }
   });
 });
