@@ -89,7 +89,8 @@ export class Lease implements AsyncDisposable {
 
   /**
    * Releases this handle (idempotent). The last handle of a hold deletes the lock node, retrying
-   * across reconnects until the node or the session is gone.
+   * across reconnects until the node or the session is gone. When the hold was already lost
+   * (`signal` aborted), it returns at once and the delete continues in the background.
    */
   async release(): Promise<void> {
     if (this.#released) return;
@@ -155,8 +156,14 @@ export function guard(zk: ZooKeeper, lockPath: string, nodePath: string, fencing
       offState();
       if (timer) clearTimeout(timer);
       onEnd();
+      const lost = controller.signal.aborted;
+      const deletion = deleteGuaranteed(zk, nodePath);
       try {
-        await deleteGuaranteed(zk, nodePath);
+        // A hold already lost does not make release() wait for the network: the delete goes on
+        // in the background until the session reconnects (then it deletes) or ends (the node
+        // goes with it).
+        if (lost) deletion.catch(() => undefined);
+        else await deletion;
       } finally {
         zk.removeLocalWatch('exist', nodePath, onOwnNode as never);
         zk.removeLocalWatch('data', nodePath, onOwnNode as never);

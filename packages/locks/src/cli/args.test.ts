@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { parseArgs, parseDuration, UsageError } from './args.js';
+
+describe('zk-lock - arguments', () => {
+  it('parses a run with options and the command after --', () => {
+    expect(parseArgs(['--connect', 'a:1', '--timeout', '30s', '--write', '--grace', '500ms', '/locks/n', '--', 'sh', '-c', 'echo --x'])).toEqual({
+      command: 'run',
+      path: '/locks/n',
+      argv: ['sh', '-c', 'echo --x'],
+      connect: 'a:1',
+      timeout: 30_000,
+      grace: 500,
+      write: true,
+    });
+  });
+
+  it('parses status', () => {
+    expect(parseArgs(['status', '--json', '/locks/n'])).toMatchObject({ command: 'status', path: '/locks/n', json: true, argv: [] });
+  });
+
+  it('parses durations', () => {
+    expect(parseDuration('0', 'x')).toBe(0);
+    expect(parseDuration('2', 'x')).toBe(2000);
+    expect(parseDuration('1.5s', 'x')).toBe(1500);
+    expect(parseDuration('2m', 'x')).toBe(120_000);
+    expect(() => parseDuration('soon', '--timeout')).toThrow(/--timeout: bad duration/);
+  });
+
+  it.each([
+    [['/l'], /missing the command/],
+    [['--', 'x'], /missing <lock-path>/],
+    [['l', '--', 'x'], /must start with \//],
+    [['/l', 'x'], /put the command after --/],
+    [['--read', '--write', '/l', '--', 'x'], /exclude each other/],
+    [['--bogus', '/l', '--', 'x'], /unknown option --bogus/],
+    [['--timeout'], /needs a value/],
+    [['status', '/l', '--', 'x'], /no command/],
+  ])('refuses %j', (argv, message) => {
+    expect(() => parseArgs(argv)).toThrow(UsageError);
+    expect(() => parseArgs(argv)).toThrow(message);
+  });
+
+  it('--help wins over everything else', () => {
+    expect(parseArgs(['--help', '--bogus-but-after']).help).toBe(true);
+  });
+});

@@ -1,0 +1,101 @@
+/**
+ * zk-lock's command line, parsed without dependencies. Pure.
+ */
+import { validatePath } from '@zk/protocol';
+
+/** A usage mistake: printed as one line with a pointer to --help. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** The parsed command line. */
+export interface Parsed {
+  command: 'run' | 'status';
+  path: string;
+  argv: string[];
+  connect?: string | undefined;
+  timeout?: number | undefined;
+  sessionTimeout?: number | undefined;
+  grace?: number | undefined;
+  read?: boolean;
+  write?: boolean;
+  json?: boolean;
+  verbose?: boolean;
+  help?: boolean;
+}
+
+/** `500ms`, `30s`, `5m`, `1h`, or a plain number of seconds, to ms. */
+export function parseDuration(text: string, option: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!m) throw new UsageError(`${option}: bad duration ${JSON.stringify(text)} (use 500ms, 30s, 5m or seconds)`);
+  const n = Number(m[1]);
+  const unit = m[2] ?? 's';
+  return Math.round(n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit]!);
+}
+
+/** Parses `zk-lock [options] <path> -- <command...>` and `zk-lock status [options] <path>`. */
+export function parseArgs(argv: readonly string[]): Parsed {
+  const dashdash = argv.indexOf('--');
+  const head = dashdash === -1 ? [...argv] : argv.slice(0, dashdash);
+  const command = dashdash === -1 ? [] : argv.slice(dashdash + 1);
+  const out: Parsed = { command: 'run', path: '', argv: command };
+  if (head.includes('-h') || head.includes('--help')) return { ...out, help: true };
+  const positional: string[] = [];
+  for (let i = 0; i < head.length; i++) {
+    const a = head[i] as string;
+    const value = () => {
+      const v = head[++i];
+      if (v === undefined) throw new UsageError(`${a} needs a value`);
+      return v;
+    };
+    switch (a) {
+      case '-h':
+      case '--help':
+        out.help = true;
+        break;
+      case '--connect':
+        out.connect = value();
+        break;
+      case '--timeout':
+        out.timeout = parseDuration(value(), a);
+        break;
+      case '--session-timeout':
+        out.sessionTimeout = parseDuration(value(), a);
+        break;
+      case '--grace':
+        out.grace = parseDuration(value(), a);
+        break;
+      case '--read':
+        out.read = true;
+        break;
+      case '--write':
+        out.write = true;
+        break;
+      case '--json':
+        out.json = true;
+        break;
+      case '--verbose':
+        out.verbose = true;
+        break;
+      default:
+        if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`);
+        positional.push(a);
+    }
+  }
+  if (out.help) return out;
+  if (positional[0] === 'status') {
+    out.command = 'status';
+    positional.shift();
+  }
+  if (positional.length !== 1) throw new UsageError(positional.length === 0 ? 'missing <lock-path>' : `unexpected ${JSON.stringify(positional[1])} (put the command after --)`);
+  out.path = positional[0] as string;
+  try {
+    validatePath(out.path);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (out.read && out.write) throw new UsageError('--read and --write exclude each other');
+  if (out.command === 'run' && command.length === 0) throw new UsageError('missing the command to run (after --)');
+  if (out.command === 'status' && command.length > 0) throw new UsageError('status takes no command');
+  return out;
+}

@@ -1,0 +1,200 @@
+#!/usr/bin/env node
+/**
+ * zk-lock: run a command while holding a ZooKeeper lock, like flock(1) for a cluster.
+ * `zk-lock status` shows a lock's holders and queue.
+ */
+import { spawn } from 'node:child_process';
+import { hostname } from 'node:os';
+import { ZooKeeper } from '@zk/protocol';
+import { LeaseLostError, LockTimeoutError } from '../errors.js';
+import { inspectLock, type LockEntry } from '../inspect.js';
+import type { Lease } from '../lease.js';
+import type { LockBase } from '../lock.js';
+import { Mutex } from '../mutex.js';
+import { ReadWriteLock } from '../read-write-lock.js';
+import { parseArgs, UsageError, type Parsed } from './args.js';
+
+/** Exit codes (documented in the README and in --help). */
+export const Exit = {
+  usage: 64,
+  unavailable: 69,
+  timeout: 75,
+  lost: 76,
+  notFound: 127,
+} as const;
+
+const HELP = `Usage:
+  zk-lock [options] <lock-path> -- <command> [args...]
+  zk-lock status [--json] [--connect HOSTS] <lock-path>
+
+Runs <command> while holding the lock at <lock-path>, then releases it and exits with the
+command's exit code. The lock is a fair mutex, wire-compatible with Apache Curator's
+InterProcessMutex (or its InterProcessReadWriteLock with --read/--write).
+
+Options:
+  --connect HOSTS          ZooKeeper connect string (default: $ZK_CONNECT, then 127.0.0.1:2181)
+  --timeout DURATION       give up after this long (default: wait forever); 0 tries once
+  --read | --write         take the read or write side of a read-write lock
+  --session-timeout DUR    ZooKeeper session timeout (default 10s)
+  --grace DURATION         after the lease is lost: SIGTERM, then SIGKILL after this (default 10s)
+  --json                   (status) machine-readable output
+  --verbose                errors with stack traces
+  -h, --help               this text
+Durations: 500ms, 30s, 5m, or a plain number of seconds.
+
+The command gets ZK_LOCK_FENCING_TOKEN (grows with every new holder) and ZK_LOCK_PATH.
+Signals (INT, TERM, HUP, QUIT) are forwarded to the command.
+
+Exit codes:
+  the command's code   (128+N when it was killed by signal N)
+  ${Exit.timeout}                   the lock was not acquired within --timeout
+  ${Exit.lost}                   the lease was lost while the command ran (it was terminated)
+  ${Exit.unavailable}                   ZooKeeper could not be reached
+  ${Exit.usage}                   bad usage
+  ${Exit.notFound}                  the command was not found
+
+Examples:
+  zk-lock --timeout 30s /locks/nightly -- ./nightly-report.sh
+  zk-lock --timeout 0 /locks/migrate -- npm run migrate     # skip if someone else runs it
+  zk-lock --read /locks/catalog -- ./read-catalog
+  zk-lock status --json /locks/nightly
+`;
+
+const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
+
+async function main(argv: string[]): Promise<number> {
+  const args = parseArgs(argv);
+  if (args.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const connect = args.connect ?? process.env.ZK_CONNECT ?? '127.0.0.1:2181';
+  const sessionTimeout = args.sessionTimeout ?? 10_000;
+  let zk: ZooKeeper;
+  try {
+    zk = await ZooKeeper.connect(connect, { sessionTimeout, connectTimeout: 5000 });
+  } catch (err) {
+    fail(`cannot connect to ZooKeeper at ${connect}: ${(err as Error).message}`, err, args.verbose);
+    return Exit.unavailable;
+  }
+  try {
+    return args.command === 'status' ? await status(zk, args) : await run(zk, args);
+  } finally {
+    await zk.close();
+  }
+}
+
+async function status(zk: ZooKeeper, args: Parsed): Promise<number> {
+  const state = await inspectLock(zk, args.path);
+  const now = Date.now();
+  const describe = (e: LockEntry, i: number, role: 'holder' | 'waiter') => {
+    let owner: Record<string, unknown> = {};
+    try {
+      owner = JSON.parse(e.data.toString('utf8')) as Record<string, unknown>;
+    } catch {
+      owner = { data: e.data.toString('utf8') };
+    }
+    return { role, position: i, kind: e.kind, node: e.node, fencingToken: e.fencingToken.toString(), sessionId: `0x${e.sessionId.toString(16)}`, sinceMs: now - e.createdAt.getTime(), owner };
+  };
+  const rows = [...state.holders.map((e, i) => describe(e, i, 'holder')), ...state.waiters.map((e, i) => describe(e, i, 'waiter'))];
+  if (args.json) {
+    process.stdout.write(`${JSON.stringify({ path: args.path, holders: rows.filter((r) => r.role === 'holder'), waiters: rows.filter((r) => r.role === 'waiter') })}\n`);
+    return 0;
+  }
+  if (rows.length === 0) {
+    process.stdout.write(`${args.path}: free\n`);
+    return 0;
+  }
+  process.stdout.write(`${args.path}: ${state.holders.length} holder(s), ${state.waiters.length} waiting\n`);
+  for (const r of rows) {
+    const who = [r.owner.host, r.owner.pid && `pid ${String(r.owner.pid)}`, r.owner.command && String(r.owner.command)].filter(Boolean).join(' ');
+    const verb = r.role === 'holder' ? 'held' : 'waiting';
+    process.stdout.write(`  ${r.role === 'holder' ? 'HOLDS' : `#${r.position + 1}   `} ${r.kind.padEnd(5)} token ${r.fencingToken.padEnd(12)} ${verb} ${formatMs(r.sinceMs).padEnd(7)} ${who || r.sessionId}\n`);
+  }
+  return 0;
+}
+
+async function run(zk: ZooKeeper, args: Parsed): Promise<number> {
+  const data = JSON.stringify({ host: hostname(), pid: process.pid, command: args.argv.join(' ') });
+  const lock: LockBase = args.read ? new ReadWriteLock(zk, args.path, { data }).readLock() : args.write ? new ReadWriteLock(zk, args.path, { data }).writeLock() : new Mutex(zk, args.path, { data });
+  // A signal while waiting for the lock abandons the attempt (its queue node is removed).
+  const waiting = new AbortController();
+  const stopWaiting = (sig: NodeJS.Signals) => waiting.abort(sig);
+  for (const sig of FORWARDED) process.on(sig, stopWaiting);
+  let lease: Lease;
+  try {
+    lease = await lock.acquire({ timeout: args.timeout, signal: waiting.signal });
+  } catch (err) {
+    if (err instanceof LockTimeoutError) {
+      fail(args.timeout === 0 ? `${args.path} is held by someone else` : `${args.path} not acquired within ${formatMs(args.timeout ?? 0)}`, err, args.verbose);
+      return Exit.timeout;
+    }
+    if (waiting.signal.aborted) return 128 + signalNumber(waiting.signal.reason as NodeJS.Signals);
+    throw err;
+  } finally {
+    for (const sig of FORWARDED) process.off(sig, stopWaiting);
+  }
+  try {
+    return await runChild(lease, args);
+  } finally {
+    await lease.release();
+  }
+}
+
+function runChild(lease: Lease, args: Parsed): Promise<number> {
+  return new Promise((resolve) => {
+    const [cmd, ...rest] = args.argv as [string, ...string[]];
+    const child = spawn(cmd, rest, { stdio: 'inherit', env: { ...process.env, ZK_LOCK_FENCING_TOKEN: lease.fencingToken.toString(), ZK_LOCK_PATH: args.path } });
+    let lost = false;
+    let killTimer: NodeJS.Timeout | undefined;
+    const forward = (sig: NodeJS.Signals) => child.kill(sig);
+    for (const sig of FORWARDED) process.on(sig, forward);
+    const onLost = () => {
+      lost = true;
+      fail(`lease on ${args.path} lost (${(lease.signal.reason as LeaseLostError)?.message ?? 'unknown'}); terminating the command`, lease.signal.reason, args.verbose);
+      child.kill('SIGTERM');
+      killTimer = setTimeout(() => child.kill('SIGKILL'), args.grace ?? 10_000);
+    };
+    lease.signal.addEventListener('abort', onLost, { once: true });
+    const done = (code: number) => {
+      for (const sig of FORWARDED) process.off(sig, forward);
+      lease.signal.removeEventListener('abort', onLost);
+      if (killTimer) clearTimeout(killTimer);
+      resolve(lost ? Exit.lost : code);
+    };
+    child.once('error', (err: NodeJS.ErrnoException) => {
+      fail(`cannot run ${cmd}: ${err.message}`, err, args.verbose);
+      done(err.code === 'ENOENT' ? Exit.notFound : 126);
+    });
+    child.once('exit', (code, signal) => done(code ?? 128 + signalNumber(signal ?? 'SIGTERM')));
+  });
+}
+
+function signalNumber(sig: NodeJS.Signals): number {
+  const n: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 };
+  return n[sig] ?? 15;
+}
+
+function formatMs(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 120_000) return `${(ms / 1000).toFixed(1)}s`;
+  return `${Math.round(ms / 60_000)}m`;
+}
+
+function fail(message: string, err: unknown, verbose: boolean | undefined): void {
+  process.stderr.write(`zk-lock: ${message}\n`);
+  if (verbose && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`zk-lock: ${err.message}\n(see zk-lock --help)\n`);
+      process.exit(Exit.usage);
+    }
+    fail((err as Error)?.message ?? String(err), err, process.argv.includes('--verbose'));
+    process.exit(Exit.unavailable);
+  },
+);
+

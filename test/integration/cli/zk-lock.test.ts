@@ -1,0 +1,131 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Mutex } from '@zk/locks';
+import { TcpProxy, waitFor } from '../../harness/index.js';
+import { connectString, TestSpace } from '../../harness/fixtures.js';
+
+// The built CLI (the test command builds before testing).
+const CLI = fileURLToPath(new URL('../../../packages/locks/dist/cli/zk-lock.js', import.meta.url));
+
+let space: TestSpace;
+
+beforeEach(async () => {
+  space = new TestSpace();
+  await space.admin();
+});
+
+afterEach(async () => {
+  await space.close();
+});
+
+interface Run {
+  child: ChildProcess;
+  out: () => string;
+  err: () => string;
+  exit: Promise<number>;
+}
+
+function zkLock(args: string[], connect = `${connectString()}${space.root}`): Run {
+  const child = spawn(process.execPath, [CLI, '--connect', connect, '--session-timeout', '2s', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exit = new Promise<number>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? -1 : 0))));
+  return { child, out: () => out, err: () => err, exit };
+}
+
+async function children(path: string): Promise<string[]> {
+  return (await space.admin()).getChildren(`${space.root}${path}`).catch(() => []);
+}
+
+describe('zk-lock - run', () => {
+  it('runs the command with the fencing token, passes its exit code through, and releases', async () => {
+    const run = zkLock(['/locks/cli', '--', process.execPath, '-e', 'console.log("token=" + process.env.ZK_LOCK_FENCING_TOKEN + " path=" + process.env.ZK_LOCK_PATH); process.exit(7)']);
+    expect(await run.exit).toBe(7);
+    expect(run.out()).toMatch(/^token=\d+ path=\/locks\/cli\n$/);
+    expect(await children('/locks/cli')).toEqual([]);
+  });
+
+  it('exits 75 when the lock is held and --timeout passes; --timeout 0 tries once', async () => {
+    const zk = await space.client();
+    const lease = await new Mutex(zk, '/locks/busy').acquire();
+    const timed = zkLock(['--timeout', '300ms', '/locks/busy', '--', 'true']);
+    expect(await timed.exit).toBe(75);
+    expect(timed.err()).toMatch(/not acquired within 300ms/);
+    const once = zkLock(['--timeout', '0', '/locks/busy', '--', 'true']);
+    expect(await once.exit).toBe(75);
+    expect(once.err()).toMatch(/held by someone else/);
+    expect((await children('/locks/busy')).length).toBe(1);
+    await lease.release();
+  });
+
+  it.each(['SIGINT', 'SIGTERM'] as const)('forwards %s to the command and releases the lock', async (sig) => {
+    const script = `process.on("${sig}", () => { console.log("got ${sig}"); process.exit(3); }); console.log("ready"); setInterval(() => {}, 1000);`;
+    const run = zkLock(['/locks/sig', '--', process.execPath, '-e', script]);
+    await waitFor('the command to start', () => (run.out().includes('ready') ? true : undefined));
+    expect((await children('/locks/sig')).length).toBe(1);
+    run.child.kill(sig);
+    expect(await run.exit).toBe(3);
+    expect(run.out()).toContain(`got ${sig}`);
+    expect(await children('/locks/sig')).toEqual([]);
+  });
+
+  it('exits 127 for a command that does not exist, releasing the lock', async () => {
+    const run = zkLock(['/locks/nf', '--', '/no/such/command']);
+    expect(await run.exit).toBe(127);
+    expect(run.err()).toMatch(/cannot run/);
+    expect(await children('/locks/nf')).toEqual([]);
+  });
+
+  it('kills the command and exits 76 when the lease is lost', async () => {
+    const [host, port] = connectString().split(',')[0]!.split(':');
+    const proxy = await TcpProxy.start({ host: host!, port: Number(port) });
+    try {
+      const script = 'process.on("SIGTERM", () => { console.log("terminated"); process.exit(0); }); console.log("ready"); setInterval(() => {}, 1000);';
+      const run = zkLock(['--grace', '2s', '/locks/lost', '--', process.execPath, '-e', script], `${proxy.connectString}${space.root}`);
+      await waitFor('the command to start', () => (run.out().includes('ready') ? true : undefined));
+      proxy.block();
+      expect(await run.exit).toBe(76);
+      expect(run.out()).toContain('terminated');
+      expect(run.err()).toMatch(/lease on \/locks\/lost lost/);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('one readable line for bad usage (exit 64) and for an unreachable ZooKeeper (exit 69)', async () => {
+    const usage = zkLock(['relative', '--', 'true']);
+    expect(await usage.exit).toBe(64);
+    expect(usage.err()).not.toMatch(/\n\s+at /);
+    const down = zkLock(['/l', '--', 'true'], '127.0.0.1:1');
+    expect(await down.exit).toBe(69);
+    expect(down.err().trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('zk-lock - status', () => {
+  it('shows holder and queue in order, as text and JSON', async () => {
+    const [a, b] = await Promise.all([space.client(), space.client()]);
+    const held = await new Mutex(a, '/locks/st', { data: JSON.stringify({ host: 'alpha', pid: 11 }) }).acquire();
+    const waiting = new Mutex(b, '/locks/st', { data: JSON.stringify({ host: 'beta', pid: 22 }) }).acquire();
+    await waitFor('the waiter to queue', async () => ((await children('/locks/st')).length === 2 ? true : undefined));
+    const text = zkLock(['status', '/locks/st']);
+    expect(await text.exit).toBe(0);
+    const lines = text.out().trim().split('\n');
+    expect(lines[0]).toBe('/locks/st: 1 holder(s), 1 waiting');
+    expect(lines[1]).toMatch(new RegExp(`HOLDS lock\\s+token ${held.fencingToken}\\s+held .* alpha pid 11`));
+    expect(lines[2]).toMatch(/#1\s+lock\s+token \d+\s+waiting .* beta pid 22/);
+    const json = zkLock(['status', '--json', '/locks/st']);
+    expect(await json.exit).toBe(0);
+    const parsed = JSON.parse(json.out()) as { holders: Array<{ fencingToken: string; owner: { host: string } }>; waiters: Array<{ owner: { host: string } }> };
+    expect(parsed.holders.map((h) => [h.fencingToken, h.owner.host])).toEqual([[held.fencingToken.toString(), 'alpha']]);
+    expect(parsed.waiters.map((w) => w.owner.host)).toEqual(['beta']);
+    await held.release();
+    await (await waiting).release();
+    const free = zkLock(['status', '/locks/st']);
+    expect(await free.exit).toBe(0);
+    expect(free.out()).toBe('/locks/st: free\n');
+  });
+});
