@@ -1,17 +1,146 @@
 /**
- * The README's first command. Until the lock demo lands: start a local ZooKeeper (unless
- * ZK_CONNECT names one), connect with a raw socket, print the server's `srvr` answer, and stop
- * what it started.
+ * The README's first command: the lock recipes with real processes, through `zk-lock`.
+ * Starts a local ZooKeeper unless ZK_CONNECT names one, runs three scenes with a live view of
+ * the queue, prints a summary, and stops everything it started.
  */
-import { fourLetter, startZooKeeper } from '@zk/test/harness';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { ZooKeeper } from '@zk/protocol';
+import { inspectLock, type LockState } from '@zk/locks';
+import { startZooKeeper } from '@zk/test/harness';
+
+const CLI = fileURLToPath(new URL('../../packages/locks/dist/cli/zk-lock.js', import.meta.url));
+const tty = process.stdout.isTTY === true;
+const bold = (s: string) => (tty ? `\x1b[1m${s}\x1b[0m` : s);
+const dim = (s: string) => (tty ? `\x1b[2m${s}\x1b[0m` : s);
+const say = (s: string) => process.stdout.write(`${s}\n`);
 
 const ensemble = await startZooKeeper({ servers: 1 });
+const connect = ensemble.connectString;
+const base = `/zk-demo-${process.pid}`;
+const procs = new Set<ChildProcess>();
+const summary: string[] = [];
+let admin: ZooKeeper | undefined;
+
 try {
-  const server = ensemble.servers[0];
-  if (!server) throw new Error('no server');
-  const how = ensemble.source === 'external' ? 'the ensemble in ZK_CONNECT' : `a ${ensemble.source} ZooKeeper started in ${Math.round(ensemble.startMs)} ms`;
-  process.stdout.write(`Connected to ${server.connectString} (${how}); its answer to "srvr":\n\n`);
-  process.stdout.write(await fourLetter(server.host, server.port, 'srvr'));
+  say(bold(`ZooKeeper at ${connect}`) + dim(` (${ensemble.source === 'external' ? 'ZK_CONNECT' : `local, started in ${Math.round(ensemble.startMs)} ms`})`));
+  admin = await ZooKeeper.connect(connect);
+  await fifoScene(admin);
+  await killScene(admin);
+  await readWriteScene(admin);
+  say('');
+  say(bold('Summary'));
+  for (const line of summary) say(`  ${line}`);
 } finally {
+  for (const p of procs) p.kill('SIGKILL');
+  if (admin) {
+    await removeTree(admin, base);
+    await admin.close();
+  }
   await ensemble.close();
+}
+
+/** Starts `zk-lock` running a worker that announces itself with its token, works, and exits. */
+function worker(name: string, lockArgs: string[], workMs: number, events: string[]): { proc: ChildProcess; done: Promise<number> } {
+  // The worker stops when its zk-lock dies (its parent changes): an orphan would go on working
+  // without the lock, which is the hazard the fencing token exists for.
+  const script = `console.log(process.argv[1] + " " + process.env.ZK_LOCK_FENCING_TOKEN); const p = process.ppid; setTimeout(() => process.exit(0), ${workMs}); setInterval(() => process.ppid !== p && process.exit(1), 50);`;
+  const proc = spawn(process.execPath, [CLI, '--connect', connect, '--session-timeout', '3s', ...lockArgs, '--', process.execPath, '-e', script, name], { stdio: ['ignore', 'pipe', 'inherit'] });
+  procs.add(proc);
+  proc.stdout?.on('data', (d: Buffer) => {
+    for (const line of d.toString().trim().split('\n')) {
+      const [who, token] = line.split(' ');
+      events.push(`${who}:${token}`);
+      say(`    ${bold(String(who))} holds the lock ${dim(`(fencing token ${token})`)}`);
+    }
+  });
+  const done = new Promise<number>((resolve) => proc.once('exit', (code) => (procs.delete(proc), resolve(code ?? -1))));
+  return { proc, done };
+}
+
+/** Prints the queue whenever it changes, until `until` settles. */
+async function watchQueue(zk: ZooKeeper, path: string, until: Promise<unknown>): Promise<void> {
+  let last = '';
+  let finished = false;
+  void until.finally(() => (finished = true));
+  while (!finished) {
+    const line = render(await inspectLock(zk, path));
+    if (line !== last) {
+      say(dim(`    queue ${line}`));
+      last = line;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function render(state: LockState): string {
+  const name = (data: Buffer) => /-e .* (\S+)$/.exec(String((JSON.parse(data.toString()) as { command?: string }).command ?? ''))?.[1] ?? '?';
+  const holders = state.holders.map((e) => `${name(e.data)}${e.kind === 'lock' ? '' : `(${e.kind})`}`).join(' ');
+  const waiters = state.waiters.map((e) => `${name(e.data)}${e.kind === 'lock' ? '' : `(${e.kind})`}`).join(' ');
+  return holders ? `[holds: ${holders}]${waiters ? ` waiting: ${waiters}` : ''}` : '[free]';
+}
+
+async function queued(zk: ZooKeeper, path: string, n: number): Promise<void> {
+  while ((await zk.getChildren(path).catch(() => [])).length < n) await new Promise((r) => setTimeout(r, 20));
+}
+
+async function fifoScene(zk: ZooKeeper): Promise<void> {
+  const path = `${base}/fifo`;
+  say('');
+  say(bold('1. Four workers contend for one Mutex: they get it in the order they queued (FIFO)'));
+  const events: string[] = [];
+  const runs: Array<Promise<number>> = [];
+  for (const name of ['alpha', 'bravo', 'charlie', 'delta']) {
+    runs.push(worker(name, [path], 600, events).done);
+    await queued(zk, path, runs.length);
+  }
+  const all = Promise.all(runs);
+  await watchQueue(zk, path, all);
+  await all;
+  const order = events.map((e) => e.split(':')[0]).join(' -> ');
+  const tokens = events.map((e) => BigInt(e.split(':')[1] ?? '0'));
+  const growing = tokens.every((t, i) => i === 0 || t > (tokens[i - 1] as bigint));
+  summary.push(`FIFO: ${order}; fencing tokens ${growing ? 'strictly increasing' : 'NOT increasing'} (${tokens.join(', ')})`);
+}
+
+async function killScene(zk: ZooKeeper): Promise<void> {
+  const path = `${base}/kill`;
+  say('');
+  say(bold('2. A holder is killed with SIGKILL: its lock passes on when its session times out (3 s)'));
+  const events: string[] = [];
+  const holder = worker('echo', [path], 60_000, events);
+  await queued(zk, path, 1);
+  const next = worker('foxtrot', [path], 300, events);
+  await queued(zk, path, 2);
+  while (events.length === 0) await new Promise((r) => setTimeout(r, 20));
+  const killedAt = Date.now();
+  say(`    ${dim('kill -9')} echo's zk-lock ${dim('(no closeSession: the server must notice the silence; its worker stops when orphaned)')}`);
+  holder.proc.kill('SIGKILL');
+  const watching = watchQueue(zk, path, next.done);
+  while (events.length < 2) await new Promise((r) => setTimeout(r, 20));
+  const waited = Date.now() - killedAt;
+  await next.done;
+  await watching;
+  summary.push(`SIGKILL: the lock passed from echo to foxtrot ${(waited / 1000).toFixed(1)} s after the kill (session timeout 3 s)`);
+}
+
+async function readWriteScene(zk: ZooKeeper): Promise<void> {
+  const path = `${base}/rw`;
+  say('');
+  say(bold('3. Readers share a ReadWriteLock; a queued writer waits for them, then holds it alone'));
+  const events: string[] = [];
+  const runs = [worker('reader-1', ['--read', path], 1200, events).done, worker('reader-2', ['--read', path], 1200, events).done];
+  await queued(zk, path, 2);
+  runs.push(worker('writer', ['--write', path], 600, events).done);
+  await queued(zk, path, 3);
+  runs.push(worker('reader-3', ['--read', path], 300, events).done);
+  const all = Promise.all(runs);
+  await watchQueue(zk, path, all);
+  await all;
+  summary.push(`read-write: ${events.map((e) => e.split(':')[0]).join(' -> ')} (readers 1 and 2 together, the writer alone, reader 3 after it)`);
+}
+
+async function removeTree(zk: ZooKeeper, path: string): Promise<void> {
+  for (const child of await zk.getChildren(path).catch(() => [] as string[])) await removeTree(zk, `${path}/${child}`);
+  await zk.delete(path).catch(() => undefined);
 }
