@@ -1,6 +1,6 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChannelName, OPEN_ACL_UNSAFE, ZooKeeper, type RequestStartMessage } from '@zk/protocol';
+import { ChannelName, InvalidArgumentError, OPEN_ACL_UNSAFE, ZooKeeper, type RequestStartMessage } from '@zk/protocol';
 import { ExclusiveLock, inspectExclusive, inspectLock, LeaseLostError, LockAbortedError, LockTimeoutError, LockUpgradeError, Mutex, ReadWriteLock, type Lease, type LockBase } from '@zk/locks';
 import { TcpProxy, waitFor } from '../../harness/index.js';
 import { connectString, TestSpace } from '../../harness/fixtures.js';
@@ -261,5 +261,27 @@ describe('locks - ReadWriteLock', () => {
     expect(exState.holders[0]?.fencingToken).toBe(ex.fencingToken);
     expect(JSON.parse(exState.holders[0]!.data.toString())).toEqual({ host: expect.any(String), pid: process.pid });
     await ex.release();
+  });
+});
+
+describe('locks - bad input', () => {
+  it('refuses invalid paths and timeouts before anything is sent, and a double release is a no-op', async () => {
+    const zk = await space.client();
+    expect(() => new Mutex(zk, 'relative')).toThrow(InvalidArgumentError);
+    expect(() => new ReadWriteLock(zk, '/a//b')).toThrow(InvalidArgumentError);
+    expect(() => new ExclusiveLock(zk, '/trailing/')).toThrow(InvalidArgumentError);
+    expect(() => new Mutex(zk, '/ok', { suspendedGrace: -1 })).toThrow(InvalidArgumentError);
+    const sent = zk.pendingRequests;
+    await expect(new Mutex(zk, '/ok').acquire({ timeout: -5 })).rejects.toBeInstanceOf(InvalidArgumentError);
+    const ac = new AbortController();
+    ac.abort(new Error('no'));
+    await expect(new Mutex(zk, '/ok').acquire({ signal: ac.signal })).rejects.toBeInstanceOf(LockAbortedError);
+    expect(zk.pendingRequests).toBe(sent);
+    expect(await zk.exists('/ok')).toBeNull();
+    const lease = await new Mutex(zk, '/ok').acquire();
+    await lease.release();
+    await lease.release();
+    expect(lease.held).toBe(false);
+    expect(() => lease.assertHeld()).toThrow(/released/);
   });
 });
