@@ -15,7 +15,12 @@ beforeEach(async () => {
   await space.admin();
 });
 
+const running = new Set<ChildProcess>();
+
 afterEach(async () => {
+  // A failed test must not leave a zk-lock (or its command) behind.
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
   await space.close();
 });
 
@@ -28,6 +33,8 @@ interface Run {
 
 function zkLock(args: string[], connect = `${connectString()}${space.root}`): Run {
   const child = spawn(process.execPath, [CLI, '--connect', connect, '--session-timeout', '2s', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let out = '';
   let err = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
