@@ -13,7 +13,11 @@ beforeEach(() => {
   space = new TestSpace();
 });
 
+const children = new Set<import('node:child_process').ChildProcess>();
+
 afterEach(async () => {
+  for (const child of children) child.kill('SIGKILL'); // a failed test leaves no holder behind
+  children.clear();
   expect((await space.close()).leakedWatches).toBe(0);
 });
 
@@ -21,6 +25,7 @@ describe('locks - holders that die', () => {
   it('a holder killed with SIGKILL hands the lock to the next waiter once its session times out', async () => {
     await space.admin();
     const child = spawn(process.execPath, [fileURLToPath(new URL('./holder.mjs', import.meta.url)), `${connectString()}${space.root}`, '/locks/k', '2000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    children.add(child);
     const held = await new Promise<{ token: bigint; timeout: number }>((resolve, reject) => {
       let out = '';
       child.stdout.on('data', (d: Buffer) => {
