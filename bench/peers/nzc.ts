@@ -1,0 +1,37 @@
+/**
+ * node-zookeeper-client (the most used Node client; callbacks only) behind promises, for the
+ * raw workloads. A devDependency of the bench only.
+ */
+import { createRequire } from 'node:module';
+
+interface NzcClient {
+  connect(): void;
+  close(): void;
+  once(event: string, cb: () => void): void;
+  getData(path: string, cb: (err: Error | null, data?: Buffer) => void): void;
+  exists(path: string, cb: (err: Error | null, stat?: unknown) => void): void;
+  create(path: string, data: Buffer | null, mode: number, cb: (err: Error | null, path?: string) => void): void;
+  remove(path: string, version: number, cb: (err: Error | null) => void): void;
+  setData(path: string, data: Buffer, version: number, cb: (err: Error | null) => void): void;
+}
+
+const nzc = createRequire(import.meta.url)('node-zookeeper-client') as { createClient(cs: string, opts: object): NzcClient; CreateMode: { EPHEMERAL: number } };
+
+const cb = <T>(resolve: (v: T) => void, reject: (e: Error) => void) => (err: Error | null, v?: T) => (err ? reject(err) : resolve(v as T));
+
+/** A connected node-zookeeper-client. */
+export async function connectNzc(connectString: string) {
+  const client = nzc.createClient(connectString, { sessionTimeout: 10_000 });
+  await new Promise<void>((resolve) => {
+    client.once('connected', resolve);
+    client.connect();
+  });
+  return {
+    getData: (p: string) => new Promise<Buffer>((res, rej) => client.getData(p, cb(res, rej))),
+    exists: (p: string) => new Promise<unknown>((res, rej) => client.exists(p, cb(res, rej))),
+    setData: (p: string, d: Buffer) => new Promise<void>((res, rej) => client.setData(p, d, -1, cb(res, rej))),
+    createEphemeral: (p: string) => new Promise<string>((res, rej) => client.create(p, null, nzc.CreateMode.EPHEMERAL, cb(res, rej))),
+    remove: (p: string) => new Promise<void>((res, rej) => client.remove(p, -1, cb(res, rej))),
+    close: () => client.close(),
+  };
+}
