@@ -9,3 +9,4 @@ export { findLocalInstall, INSTALL_HINT } from './local-install.js';
 export { dockerAvailable } from './containers.js';
 export { timing, waitFor } from './timing.js';
 export { makeCertificate, serverTlsProperties, type TestCertificate } from './tls.js';
+export { waitForState } from './faults.js';

@@ -2,8 +2,8 @@
  * ExclusiveLock: the first recipe of the seed documents, kept as the baseline.
  */
 import { ConnectionLossError, CreateMode, NodeExistsError, NoNodeError, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
-import { LockAbortedError, LockTimeoutError } from './errors.js';
-import { connected, ensureContainers, type HeldNode } from './internal/engine.js';
+import { LockTimeoutError } from './errors.js';
+import { connected, ensureContainers, waitForEvent, type HeldNode } from './internal/engine.js';
 import { LockBase, type AcquireOptions, type LockOptions } from './lock.js';
 
 /**
@@ -54,29 +54,16 @@ export class ExclusiveLock extends LockBase {
     let onEvent!: (e: WatchedEvent) => void;
     const released = new Promise<void>((resolve) => (onEvent = () => resolve()));
     if ((await zk.exists(path, { watch: onEvent })) === null) {
-      // Released between our create and the watch: the exists watch stays armed (for creation);
-      // take it back so it does not linger.
+      // Released between our create and the watch: drop the local exists registration; the
+      // server's side fires on the next create (likely ours) and reaches nobody.
       zk.removeLocalWatch('exist', path, onEvent);
-      await zk.removeWatches(path, { kind: 'data' }).catch(() => undefined);
       return;
     }
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort = () => {};
     try {
-      await Promise.race([
-        released,
-        new Promise<never>((_, reject) => {
-          if (deadline !== undefined) timer = setTimeout(() => reject(new LockTimeoutError(path, options.timeout ?? 0)), Math.max(0, deadline - Date.now()));
-          onAbort = () => reject(new LockAbortedError(path, options.signal?.reason));
-          options.signal?.addEventListener('abort', onAbort, { once: true });
-        }),
-      ]);
+      await waitForEvent(zk, path, released, deadline, options.timeout, options.signal);
     } catch (err) {
       await zk.removeWatches(path, { kind: 'data', listener: onEvent }).catch(() => zk.removeLocalWatch('data', path, onEvent));
       throw err;
-    } finally {
-      if (timer) clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
     }
   }
 }

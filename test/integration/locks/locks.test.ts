@@ -284,4 +284,17 @@ describe('locks - bad input', () => {
     expect(lease.held).toBe(false);
     expect(() => lease.assertHeld()).toThrow(/released/);
   });
+
+  it('a waiter stops waiting with LeaseLostError when its session ends (every lock kind)', async () => {
+    const holder = await space.client();
+    const held = [await new Mutex(holder, '/end/m').acquire(), await new ExclusiveLock(holder, '/end/x').acquire()];
+    for (const make of [(zk: ZooKeeper) => new Mutex(zk, '/end/m'), (zk: ZooKeeper) => new ExclusiveLock(zk, '/end/x')]) {
+      const zk = await ZooKeeper.connect(`${connectString()}${space.root}`, { sessionTimeout: 10_000 });
+      const waiting = make(zk).acquire();
+      await waitFor('the waiter to watch', () => (zk.watchCount > 0 ? true : undefined));
+      await zk.close();
+      await expect(waiting).rejects.toBeInstanceOf(LeaseLostError);
+    }
+    for (const l of held) await l.release();
+  });
 });

@@ -1,15 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NotReadOnlyError, ZooKeeper, type SessionState } from '@zk/protocol';
-import { startZooKeeper, timing, waitFor, type ZooKeeperEnsemble } from '../../harness/index.js';
+import { NotReadOnlyError, ZooKeeper } from '@zk/protocol';
+import { startZooKeeper, timing, waitFor, waitForState, type ZooKeeperEnsemble } from '../../harness/index.js';
 
 const external = process.env.ZK_CONNECT;
-
-function reached(zk: ZooKeeper, ...states: SessionState[]): Promise<SessionState> {
-  return new Promise((resolve) => {
-    if (states.includes(zk.state)) return resolve(zk.state);
-    const off = zk.onStateChange((s) => states.includes(s) && (off(), resolve(s)));
-  });
-}
 
 describe.skipIf(external)('read-only mode (own 3-node ensemble with readonlymode.enabled)', () => {
   let ensemble: ZooKeeperEnsemble;
@@ -42,7 +35,7 @@ describe.skipIf(external)('read-only mode (own 3-node ensemble with readonlymode
     await expect(ZooKeeper.connect(survivor!.connectString, { connectTimeout: 2000 })).rejects.toThrow(/could not connect/);
 
     await Promise.all([a!.start(), b!.start()]);
-    expect(await reached(zk, 'connected')).toBe('connected');
+    expect(await waitForState(zk, 'connected')).toBe('connected');
     await zk.setData(path, 'written');
     expect((await zk.getData(path)).data.toString()).toBe('written');
   });

@@ -8,10 +8,9 @@ import {
   RequestTimeoutError,
   ZooKeeper,
   type RequestFinishMessage,
-  type SessionState,
   type StateChange,
 } from '@zk/protocol';
-import { TcpProxy, waitFor } from '../../harness/index.js';
+import { TcpProxy, waitFor, waitForState } from '../../harness/index.js';
 import { connectString, TestSpace } from '../../harness/fixtures.js';
 
 let space: TestSpace;
@@ -33,20 +32,13 @@ function viaProxy(options: Parameters<TestSpace['client']>[0] = {}): Promise<Zoo
   return ZooKeeper.connect(`${proxy.connectString}${space.root}`, { sessionTimeout: 10_000, connectTimeout: 2000, ...options });
 }
 
-function reached(zk: ZooKeeper, state: SessionState): Promise<void> {
-  return new Promise((resolve) => {
-    if (zk.state === state) return resolve();
-    const off = zk.onStateChange((s) => s === state && (off(), resolve()));
-  });
-}
-
 describe('reconnect - requests and credentials', () => {
   it('re-sends digest credentials on every reconnect', async () => {
     await using zk = await viaProxy({ auth: [{ scheme: 'digest', auth: 'erin:pw' }] });
     await zk.create('/secret', 'x', { acl: digestACL('erin', 'pw') });
     proxy.cut();
-    await reached(zk, 'suspended');
-    await reached(zk, 'connected');
+    await waitForState(zk, 'suspended');
+    await waitForState(zk, 'connected');
     expect((await zk.getData('/secret')).data.toString()).toBe('x');
   });
 
@@ -62,7 +54,7 @@ describe('reconnect - requests and credentials', () => {
     const err = await create.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConnectionLossError);
     expect((err as ConnectionLossError).isRetryable).toBe(true);
-    await reached(zk, 'connected');
+    await waitForState(zk, 'connected');
     await zk.sync('/');
     expect(await zk.getChildren('/q')).toHaveLength(1);
   });
@@ -71,7 +63,7 @@ describe('reconnect - requests and credentials', () => {
     await using waiting = await viaProxy({ whileDisconnected: 'wait' });
     await using failing = await viaProxy();
     proxy.block();
-    await Promise.all([reached(waiting, 'suspended'), reached(failing, 'suspended')]);
+    await Promise.all([waitForState(waiting, 'suspended'), waitForState(failing, 'suspended')]);
     await expect(failing.exists('/')).rejects.toBeInstanceOf(ConnectionLossError);
     const held = waiting.exists('/');
     const timedOut = waiting.create('/late', null, { timeout: 200 });
@@ -97,8 +89,8 @@ describe('reconnect - observability', () => {
       await zk.exists('/nope');
       await zk.getData('/nope').catch(() => undefined);
       proxy.cut();
-      await reached(zk, 'suspended');
-      await reached(zk, 'connected');
+      await waitForState(zk, 'suspended');
+      await waitForState(zk, 'connected');
     } finally {
       unsubscribe(ChannelName.requestFinish, onFinish);
       unsubscribe(ChannelName.state, onState);
@@ -118,8 +110,8 @@ describe('reconnect - observability', () => {
       for await (const change of zk.states()) seen.push(change);
     })();
     proxy.cut();
-    await reached(zk, 'suspended');
-    await reached(zk, 'connected');
+    await waitForState(zk, 'suspended');
+    await waitForState(zk, 'connected');
     await zk.close();
     await loop;
     expect(seen.map((s) => s.state)).toEqual(['connected', 'suspended', 'connected', 'closed']);

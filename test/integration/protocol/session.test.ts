@@ -1,21 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CreateMode, SessionExpiredError, ZooKeeper, type SessionState, type WatchedEvent } from '@zk/protocol';
-import { startZooKeeper, TcpProxy, timing, type ZooKeeperEnsemble } from '../../harness/index.js';
+import { startZooKeeper, TcpProxy, timing, waitForState, type ZooKeeperEnsemble } from '../../harness/index.js';
 
 const external = process.env.ZK_CONNECT;
-
-/** Resolves with the first state in `wanted` (checked against the current state first). */
-function stateReached(zk: ZooKeeper, ...wanted: SessionState[]): Promise<SessionState> {
-  return new Promise((resolve) => {
-    if (wanted.includes(zk.state)) return resolve(zk.state);
-    const off = zk.onStateChange((s) => {
-      if (wanted.includes(s)) {
-        off();
-        resolve(s);
-      }
-    });
-  });
-}
 
 function recordStates(zk: ZooKeeper): SessionState[] {
   const seen: SessionState[] = [];
@@ -79,13 +66,13 @@ describe.skipIf(external)('session - failover on a 3-node ensemble (skipped on a
     const onPort = proxies.find((p) => p.port === zk.server?.port);
     const victim = ensemble.servers[proxies.indexOf(onPort!)]!;
     for (const p of proxies) p.block();
-    await stateReached(zk, 'suspended');
+    await waitForState(zk, 'suspended');
     await victim.kill();
     await admin.setData(`${base}/w`, 'during');
     expect(events).toHaveLength(0);
     for (const p of proxies) p.unblock();
 
-    expect(await stateReached(zk, 'connected', 'expired')).toBe('connected');
+    expect(await waitForState(zk, 'connected', 'expired')).toBe('connected');
     expect(zk.sessionId).toBe(sessionId);
     expect(zk.server?.port).not.toBe(onPort!.port);
     await firedOnce;
@@ -111,8 +98,8 @@ describe.skipIf(external)('session - failover on a 3-node ensemble (skipped on a
     await Promise.all(paths.map((p) => zk.exists(p, { watch: (e) => e.type === 'NodeCreated' && created.get(e.path)?.() })));
     expect(zk.watchCount).toBe(n);
     for (const p of proxies) p.cut();
-    await stateReached(zk, 'suspended');
-    await stateReached(zk, 'connected');
+    await waitForState(zk, 'suspended');
+    await waitForState(zk, 'connected');
     expect(zk.watchCount).toBe(n);
     for (const i of [0, n / 2, n - 1]) await admin.create(paths[i]!);
     await Promise.all(waits);
@@ -130,11 +117,11 @@ describe.skipIf(external)('session - failover on a 3-node ensemble (skipped on a
     let told: WatchedEvent | undefined;
     await zk.exists('/never', { watch: (e) => (told = e) });
     for (const p of proxies) p.block();
-    expect(await stateReached(zk, 'lost')).toBe('lost');
+    expect(await waitForState(zk, 'lost')).toBe('lost');
     await gone; // the ensemble expired the session: its ephemeral went
     await expect(zk.getData('/')).rejects.toThrow(/not connected \(lost\)/);
     for (const p of proxies) p.unblock();
-    expect(await stateReached(zk, 'expired', 'connected')).toBe('expired');
+    expect(await waitForState(zk, 'expired', 'connected')).toBe('expired');
     expect(states).toEqual(['suspended', 'lost', 'expired']);
     expect(told).toEqual({ type: 'SessionExpired', path: '/never' });
     expect(zk.watchCount).toBe(0);
@@ -148,7 +135,7 @@ describe.skipIf(external)('session - failover on a 3-node ensemble (skipped on a
     const thief = await ZooKeeper.connect(ensemble.connectString, { session: { id: zk.sessionId, password: zk.sessionPassword } });
     expect(thief.sessionId).toBe(zk.sessionId);
     await thief.close();
-    expect(await stateReached(zk, 'expired')).toBe('expired');
+    expect(await waitForState(zk, 'expired')).toBe('expired');
     const admin = await client(ensemble.connectString);
     expect(await admin.exists(path)).toBeNull();
     await expect(ZooKeeper.connect(ensemble.connectString, { session: { id: zk.sessionId, password: zk.sessionPassword } })).rejects.toBeInstanceOf(SessionExpiredError);

@@ -137,6 +137,20 @@ async function waitForDeletion(spec: AcquireSpec, target: string, deadline: numb
     if (err instanceof NoNodeError) return 'gone';
     throw err;
   }
+  try {
+    return await waitForEvent(zk, path, event, deadline, spec.timeout, signal);
+  } catch (err) {
+    // Leave no watch behind on the node we were waiting for.
+    await zk.removeWatches(target, { kind: 'data', listener: onEvent }).catch(() => zk.removeLocalWatch('data', target, onEvent));
+    throw err;
+  }
+}
+
+/**
+ * Waits for `event`, or rejects with LockTimeoutError at the deadline, LockAbortedError on the
+ * signal, or LeaseLostError when the session ends (expired, closed, auth failed).
+ */
+export async function waitForEvent<T>(zk: ZooKeeper, path: string, event: Promise<T>, deadline: number | undefined, timeout: number | undefined, signal: AbortSignal | undefined): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   let offState = () => {};
   let onAbort = () => {};
@@ -144,7 +158,7 @@ async function waitForDeletion(spec: AcquireSpec, target: string, deadline: numb
     return await Promise.race([
       event,
       new Promise<never>((_, reject) => {
-        if (deadline !== undefined) timer = setTimeout(() => reject(new LockTimeoutError(path, spec.timeout ?? 0)), Math.max(0, deadline - Date.now()));
+        if (deadline !== undefined) timer = setTimeout(() => reject(new LockTimeoutError(path, timeout ?? 0)), Math.max(0, deadline - Date.now()));
         onAbort = () => reject(new LockAbortedError(path, signal?.reason));
         signal?.addEventListener('abort', onAbort, { once: true });
         offState = zk.onStateChange((state) => {
@@ -152,10 +166,6 @@ async function waitForDeletion(spec: AcquireSpec, target: string, deadline: numb
         });
       }),
     ]);
-  } catch (err) {
-    // Leave no watch behind on the node we were waiting for.
-    await zk.removeWatches(target, { kind: 'data', listener: onEvent }).catch(() => zk.removeLocalWatch('data', target, onEvent));
-    throw err;
   } finally {
     if (timer) clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
