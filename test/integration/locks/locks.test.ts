@@ -291,9 +291,10 @@ describe('locks - bad input', () => {
     for (const make of [(zk: ZooKeeper) => new Mutex(zk, '/end/m'), (zk: ZooKeeper) => new ExclusiveLock(zk, '/end/x')]) {
       const zk = await ZooKeeper.connect(`${connectString()}${space.root}`, { sessionTimeout: 10_000 });
       const waiting = make(zk).acquire();
+      const rejected = expect(waiting).rejects.toBeInstanceOf(LeaseLostError); // handler attached before the close
       await waitFor('the waiter to watch', () => (zk.watchCount > 0 ? true : undefined));
       await zk.close();
-      await expect(waiting).rejects.toBeInstanceOf(LeaseLostError);
+      await rejected;
     }
     for (const l of held) await l.release();
   });
