@@ -68,6 +68,7 @@ describe.skipIf(external)('session - failover on a 3-node ensemble (skipped on a
     for (const p of proxies) p.block();
     await waitForState(zk, 'suspended');
     await victim.kill();
+    await ensemble.waitForQuorum();
     // Written through the surviving servers only: a request in flight on the killed server would
     // fail with ConnectionLoss, as it should.
     const survivors = await client(ensemble.servers.filter((s) => s !== victim).map((s) => s.connectString).join(','));

@@ -15,7 +15,10 @@ export interface ClientOptions {
    * [2, 20] x its tickTime; the granted value is `client.sessionTimeout`.
    */
   sessionTimeout?: number;
-  /** How long one connection attempt (TCP + handshake) may take, in ms (default 10 000). */
+  /**
+   * How long connecting may take, in ms (default 10 000): the bound of one attempt (TCP and
+   * handshake), and of the initial connect, which tries the servers in rounds until it passes.
+   */
   connectTimeout?: number;
   /**
    * Default deadline for each request, in ms (default: none; a request on a live connection

@@ -113,14 +113,23 @@ export class Session {
   }
 
   /**
-   * Connects to the first server (in shuffled order) that grants a session, trying each once.
-   * Fails with ConnectionLoss (the per-host errors in `cause`) when none does.
+   * Connects to the first server (in shuffled order) that grants a session. Servers are tried in
+   * rounds, with back-off between rounds, until `connectTimeout` has passed (at least one full
+   * round), so a client started during a leader election, when servers refuse clients, still gets
+   * in. Fails with ConnectionLoss (the per-host errors in `cause`) when none does.
    */
   async start(signal?: AbortSignal): Promise<void> {
     const errors: unknown[] = [];
-    for (let i = 0; i < this.#ring.length; i++) {
+    const deadline = performance.now() + this.#options.connectTimeout;
+    const pause = new Backoff({ initial: 100, max: 1000 });
+    pause.next(); // no pause before the first round
+    for (let attempt = 1; ; attempt++) {
       signal?.throwIfAborted();
       if (await this.#attempt(signal, errors)) return;
+      if (attempt % this.#ring.length !== 0) continue;
+      const left = deadline - performance.now();
+      if (left <= 0) break;
+      await sleep(Math.min(left, pause.next()));
     }
     signal?.throwIfAborted();
     this.#transition('closed');
