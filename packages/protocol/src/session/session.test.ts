@@ -64,4 +64,17 @@ describe('session - failover across servers (fake servers)', () => {
     expect(s.connections.length).toBe(attempts); // no further attempt: expiry is final
     await expect(zk.exists('/')).rejects.toMatchObject({ codeName: 'SESSIONEXPIRED' });
   });
+
+  it('keeps trying the servers during the initial connect (an election refuses clients) until connectTimeout', async () => {
+    let refusals = 2;
+    const s = await server({ handshake: (req) => (refusals-- > 0 ? 'close' : { timeOut: req.timeOut, sessionId: FAKE_SESSION_ID }) });
+    await using zk = await ZooKeeper.connect(`127.0.0.1:${s.port}`, { sessionTimeout: 10_000, connectTimeout: 5000 });
+    expect(zk.sessionId).toBe(FAKE_SESSION_ID);
+    expect(s.connections.length).toBe(3);
+    const never = await server({ handshake: () => 'close' });
+    const started = performance.now();
+    await expect(ZooKeeper.connect(`127.0.0.1:${never.port}`, { connectTimeout: 600 })).rejects.toThrow(/could not connect/);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(550);
+    expect(never.connections.length).toBeGreaterThan(1);
+  });
 });
