@@ -10,7 +10,8 @@
  * @packageDocumentation
  */
 export { ZooKeeper } from './client/zookeeper.js';
-export type { CallOptions, CreateOptions, Data, DataResult, RemovableWatchKind, StateChange, WatchOptions } from './client/zookeeper.js';
+export type { CallOptions, CreateOptions, Data, DataResult, StateChange, WatchOptions } from './client/zookeeper.js';
+export type { RemovableWatchKind } from './client/watch-ops.js';
 export type { ClientOptions } from './client/options.js';
 export type { SaslOptions } from './session/sasl.js';
 export { Transaction, TransactionError } from './client/transaction.js';

@@ -3,17 +3,18 @@
  * any byte is sent, applies the chroot on the way out and strips it on the way back, and turns a
  * server error into a typed error carrying the code, the operation and the path.
  */
-import { AddWatchMode, CreateMode, OpCode, WatcherType } from '../constants.js';
-import { ErrorCode, fromCode, InvalidArgumentError, NoWatcherError, RequestTimeoutError, SessionExpiredError } from '../errors.js';
+import { AddWatchMode, CreateMode, OpCode } from '../constants.js';
+import { ErrorCode, fromCode, InvalidArgumentError, SessionExpiredError } from '../errors.js';
 import type { JuteReader } from '../jute/reader.js';
 import type { JuteWriter } from '../jute/writer.js';
 import type { Stat } from '../jute/data.js';
 import * as proto from '../jute/proto.js';
-import { requestFinishChannel, requestStartChannel } from '../diagnostics.js';
 import { Session, type SessionState, type StateListener } from '../session/session.js';
 import type { WatchedEvent, WatchKind, WatchListener } from '../session/watches.js';
 import { AsyncQueue } from '../util/queue.js';
-import { raceAbort, validateTimeout } from '../util/abort.js';
+import { raceAbort } from '../util/abort.js';
+import { sendRequest } from './requests.js';
+import { checkWatches, removeWatches, type RemovableWatchKind, type WatchContext } from './watch-ops.js';
 import { OPEN_ACL_UNSAFE, validateACL, type ACL } from './acl.js';
 import { resolveOptions, type ClientOptions, type ResolvedOptions } from './options.js';
 import { addChroot, stripChroot, validatePath } from './paths.js';
@@ -74,11 +75,13 @@ export class ZooKeeper implements AsyncDisposable {
   readonly #options: ResolvedOptions;
   readonly #session: Session;
   readonly #chroot: string;
+  readonly #watchContext: WatchContext;
 
   private constructor(options: ResolvedOptions) {
     this.#options = options;
     this.#chroot = options.chroot;
     this.#session = new Session(options);
+    this.#watchContext = { watches: this.#session.watches, chroot: this.#chroot, send: (op, name, path, write, options) => this.#send(op, name, path, write, undefined, options) };
   }
 
   /**
@@ -197,7 +200,7 @@ export class ZooKeeper implements AsyncDisposable {
       if (options.watch) this.#session.watches.add('data', path, options.watch);
       return (reply.body as proto.ExistsResponse).stat;
     }
-    if (reply.err === -101) {
+    if (reply.err === ErrorCode.NONODE) {
       if (options.watch) this.#session.watches.add('exist', path, options.watch);
       return null;
     }
@@ -372,45 +375,13 @@ export class ZooKeeper implements AsyncDisposable {
    * Removed listeners get a DataWatchRemoved / ChildWatchRemoved / PersistentWatchRemoved event.
    * Fails with NoWatcherError when nothing matches.
    */
-  async removeWatches(path: string, options: CallOptions & { kind?: RemovableWatchKind; listener?: WatchListener; local?: boolean } = {}): Promise<void> {
-    validatePath(path);
-    const kind = options.kind ?? 'any';
-    const kinds = removable[kind];
-    if (!kinds) throw new InvalidArgumentError('kind', `unknown watch kind ${String(kind)}`);
-    const watches = this.#session.watches;
-    const matched = kinds.filter((k) => watches.has(k, path, options.listener));
-    if (matched.length === 0) throw new NoWatcherError(undefined, { op: 'removeWatches', path });
-    // The server keeps one watch per (path, kind) for the session: drop it only when no other local listener needs it.
-    const othersOnSameWatch = options.listener !== undefined && matched.every((k) => watches.listeners(k, path).length > 1);
-    // Persistent kinds go to the server as Any (see serverWatcherType): keep the server's watches
-    // when other kinds on this path still need them; the server's extra events then reach nobody.
-    const othersUnderAny = serverWatcherType[kind] === WatcherType.Any && kind !== 'any' && allKinds.some((k) => !kinds.includes(k) && watches.has(k, path));
-    const serverStillNeeded = othersOnSameWatch || othersUnderAny;
-    if (!options.local && !serverStillNeeded) {
-      const p = addChroot(this.#chroot, path);
-      const type = serverWatcherType[kind];
-      const reply = await this.#send(OpCode.removeWatches, 'removeWatches', path, (w) => proto.writeRemoveWatchesRequest(w, { path: p, type }), undefined, options);
-      if (reply.err !== 0 && reply.err !== ErrorCode.NOWATCHER) throw fromCode(reply.err, { op: 'removeWatches', path });
-    }
-    for (const k of matched) {
-      const removed = options.listener ? [options.listener] : watches.listeners(k, path);
-      watches.remove(k, path, options.listener);
-      const type = k === 'child' ? 'ChildWatchRemoved' : k === 'data' || k === 'exist' ? 'DataWatchRemoved' : 'PersistentWatchRemoved';
-      for (const l of removed) safeCall(l, { type, path });
-    }
+  removeWatches(path: string, options: CallOptions & { kind?: RemovableWatchKind; listener?: WatchListener; local?: boolean } = {}): Promise<void> {
+    return removeWatches(this.#watchContext, path, options);
   }
 
   /** True when the server holds a watch of `kind` on `path` for this session (3.5+). */
-  async checkWatches(path: string, options: CallOptions & { kind?: RemovableWatchKind } = {}): Promise<boolean> {
-    validatePath(path);
-    const kind = options.kind ?? 'any';
-    if (!removable[kind]) throw new InvalidArgumentError('kind', `unknown watch kind ${String(kind)}`);
-    const p = addChroot(this.#chroot, path);
-    const type = serverWatcherType[kind];
-    const reply = await this.#send(OpCode.checkWatches, 'checkWatches', path, (w) => proto.writeCheckWatchesRequest(w, { path: p, type }), undefined, options);
-    if (reply.err === 0) return true;
-    if (reply.err === ErrorCode.NOWATCHER) return false;
-    throw fromCode(reply.err, { op: 'checkWatches', path });
+  checkWatches(path: string, options: CallOptions & { kind?: RemovableWatchKind } = {}): Promise<boolean> {
+    return checkWatches(this.#watchContext, path, options);
   }
 
   /**
@@ -458,50 +429,7 @@ export class ZooKeeper implements AsyncDisposable {
   }
 
   #send<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions) {
-    const timeout = options.timeout ?? this.#options.requestTimeout;
-    validateTimeout(timeout);
-    options.signal?.throwIfAborted();
-    const context = { op: opName, ...(path ? { path } : {}) };
-    const traced = requestStartChannel.hasSubscribers || requestFinishChannel.hasSubscribers;
-    if (this.#options.whileDisconnected === 'wait' && waitable.has(this.#session.state)) {
-      return this.#sendWhenConnected(op, path, write, read, options.signal, timeout, context, traced);
-    }
-    if (traced) return this.#traced(op, path, raceAbort(this.#session.request(op, write, read), options.signal, timeout, context));
-    return raceAbort(this.#session.request(op, write, read), options.signal, timeout, context);
-  }
-
-  /**
-   * `whileDisconnected: 'wait'`: holds the request until the session is connected again, within
-   * the call's deadline and signal. A request whose caller gave up is never sent.
-   */
-  async #sendWhenConnected<T>(op: number, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, signal: AbortSignal | undefined, timeout: number | undefined, context: { op: string; path?: string }, traced: boolean) {
-    const deadline = timeout === undefined ? undefined : performance.now() + timeout;
-    const ac = new AbortController();
-    const timer = timeout === undefined ? undefined : setTimeout(() => ac.abort(new RequestTimeoutError(`${context.op}${context.path ? ` ${context.path}` : ''} timed out after ${timeout} ms while disconnected`, context)), timeout);
-    const onAbort = () => ac.abort(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      await this.#session.waitConnected(ac.signal);
-    } finally {
-      if (timer) clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-    }
-    const left = deadline === undefined ? undefined : Math.max(0, deadline - performance.now());
-    const sent = raceAbort(this.#session.request(op, write, read), signal, left, context);
-    return traced ? this.#traced(op, path, sent) : sent;
-  }
-
-  async #traced<T>(op: number, path: string | undefined, reply: Promise<T & { err: number }>): Promise<T & { err: number }> {
-    const start = performance.now();
-    if (requestStartChannel.hasSubscribers) requestStartChannel.publish({ op, path });
-    let err = ErrorCode.CONNECTIONLOSS as number;
-    try {
-      const r = await reply;
-      err = r.err;
-      return r;
-    } finally {
-      if (requestFinishChannel.hasSubscribers) requestFinishChannel.publish({ op, path, err, durationMs: performance.now() - start });
-    }
+    return sendRequest(this.#session, this.#options, op, opName, path, write, read, options);
   }
 
   async #call<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions): Promise<T> {
@@ -524,48 +452,11 @@ export class ZooKeeper implements AsyncDisposable {
   }
 }
 
-/** Which watches {@link ZooKeeper.removeWatches} and {@link ZooKeeper.checkWatches} address. */
-export type RemovableWatchKind = 'data' | 'child' | 'persistent' | 'persistentRecursive' | 'any';
-
 /** One state change of {@link ZooKeeper.states}. */
 export interface StateChange {
   readonly state: SessionState;
   /** The state before; `undefined` for the first item (the state when iteration began). */
   readonly previous: SessionState | undefined;
-}
-
-/** States in which `whileDisconnected: 'wait'` holds a request instead of failing it. */
-const waitable = new Set<SessionState>(['connecting', 'suspended', 'lost']);
-
-const allKinds: readonly WatchKind[] = ['data', 'exist', 'child', 'persistent', 'persistentRecursive'];
-
-const removable: Record<RemovableWatchKind, readonly WatchKind[]> = {
-  data: ['data', 'exist'],
-  child: ['child'],
-  persistent: ['persistent'],
-  persistentRecursive: ['persistentRecursive'],
-  any: allKinds,
-};
-
-/**
- * `Watcher.WatcherType` numbers sent to the server. Servers up to 3.8 know only Children (1),
- * Data (2) and Any (3) in removeWatches/checkWatches (Persistent 4 and PersistentRecursive 5 get
- * MARSHALLINGERROR), and their Any covers persistent watches, so persistent kinds are sent as Any.
- */
-const serverWatcherType: Record<RemovableWatchKind, number> = {
-  child: WatcherType.Children,
-  data: WatcherType.Data,
-  any: WatcherType.Any,
-  persistent: WatcherType.Any,
-  persistentRecursive: WatcherType.Any,
-};
-
-function safeCall(listener: WatchListener, event: WatchedEvent): void {
-  try {
-    listener(event);
-  } catch {
-    // a throwing listener must not stop the others (as in the session's event delivery)
-  }
 }
 
 function validVersion(version: number | undefined): number {

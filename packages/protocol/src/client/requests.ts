@@ -1,0 +1,88 @@
+/**
+ * Sending one request for the client: deadline and signal, `whileDisconnected: 'wait'`, and the
+ * request diagnostics channels (built only when someone listens).
+ */
+import { ErrorCode, RequestTimeoutError } from '../errors.js';
+import type { JuteReader } from '../jute/reader.js';
+import type { JuteWriter } from '../jute/writer.js';
+import { requestFinishChannel, requestStartChannel } from '../diagnostics.js';
+import type { Reply } from '../connection/connection.js';
+import type { Session, SessionState } from '../session/session.js';
+import { raceAbort, validateTimeout } from '../util/abort.js';
+import type { ResolvedOptions } from './options.js';
+
+/** What every call accepts (see ZooKeeper's CallOptions). */
+interface SendOptions {
+  signal?: AbortSignal | undefined;
+  timeout?: number | undefined;
+}
+
+/** States in which `whileDisconnected: 'wait'` holds a request instead of failing it. */
+const waitable = new Set<SessionState>(['connecting', 'suspended', 'lost']);
+
+/** @internal Sends one request; resolves with the raw reply (the error code is not thrown). */
+export function sendRequest<T>(
+  session: Session,
+  settings: Pick<ResolvedOptions, 'requestTimeout' | 'whileDisconnected'>,
+  op: number,
+  opName: string,
+  path: string | undefined,
+  write: ((w: JuteWriter) => void) | undefined,
+  read: ((r: JuteReader) => T) | undefined,
+  options: SendOptions,
+): Promise<Reply<T>> {
+  const timeout = options.timeout ?? settings.requestTimeout;
+  validateTimeout(timeout);
+  options.signal?.throwIfAborted();
+  const context = { op: opName, ...(path ? { path } : {}) };
+  const traced = requestStartChannel.hasSubscribers || requestFinishChannel.hasSubscribers;
+  if (settings.whileDisconnected === 'wait' && waitable.has(session.state)) {
+    return sendWhenConnected(session, op, path, write, read, options.signal, timeout, context, traced);
+  }
+  const reply = raceAbort(session.request(op, write, read), options.signal, timeout, context);
+  return traced ? trace(op, path, reply) : reply;
+}
+
+/**
+ * `whileDisconnected: 'wait'`: holds the request until the session is connected again, within
+ * the call's deadline and signal. A request whose caller gave up is never sent.
+ */
+async function sendWhenConnected<T>(
+  session: Session,
+  op: number,
+  path: string | undefined,
+  write: ((w: JuteWriter) => void) | undefined,
+  read: ((r: JuteReader) => T) | undefined,
+  signal: AbortSignal | undefined,
+  timeout: number | undefined,
+  context: { op: string; path?: string },
+  traced: boolean,
+): Promise<Reply<T>> {
+  const deadline = timeout === undefined ? undefined : performance.now() + timeout;
+  const ac = new AbortController();
+  const timer = timeout === undefined ? undefined : setTimeout(() => ac.abort(new RequestTimeoutError(`${context.op}${context.path ? ` ${context.path}` : ''} timed out after ${timeout} ms while disconnected`, context)), timeout);
+  const onAbort = () => ac.abort(signal?.reason);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    await session.waitConnected(ac.signal);
+  } finally {
+    if (timer) clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+  const left = deadline === undefined ? undefined : Math.max(0, deadline - performance.now());
+  const sent = raceAbort(session.request(op, write, read), signal, left, context);
+  return traced ? trace(op, path, sent) : sent;
+}
+
+async function trace<T extends { err: number }>(op: number, path: string | undefined, reply: Promise<T>): Promise<T> {
+  const start = performance.now();
+  if (requestStartChannel.hasSubscribers) requestStartChannel.publish({ op, path });
+  let err: number = ErrorCode.CONNECTIONLOSS;
+  try {
+    const r = await reply;
+    err = r.err;
+    return r;
+  } finally {
+    if (requestFinishChannel.hasSubscribers) requestFinishChannel.publish({ op, path, err, durationMs: performance.now() - start });
+  }
+}

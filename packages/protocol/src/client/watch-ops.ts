@@ -1,0 +1,93 @@
+/**
+ * Removing and checking watches (3.5+ `removeWatches` / `checkWatches`), on the client's watch
+ * table and the server's.
+ */
+import { WatcherType, OpCode } from '../constants.js';
+import { ErrorCode, fromCode, InvalidArgumentError, NoWatcherError } from '../errors.js';
+import type { Reply } from '../connection/connection.js';
+import type { JuteWriter } from '../jute/writer.js';
+import * as proto from '../jute/proto.js';
+import type { WatchedEvent, WatchKind, WatchListener, WatchRegistry } from '../session/watches.js';
+import { addChroot, validatePath } from './paths.js';
+
+/** Which watches {@link ZooKeeper.removeWatches} and {@link ZooKeeper.checkWatches} address. */
+export type RemovableWatchKind = 'data' | 'child' | 'persistent' | 'persistentRecursive' | 'any';
+
+/** @internal What the watch operations need from the client. */
+export interface WatchContext {
+  readonly watches: WatchRegistry;
+  readonly chroot: string;
+  send(op: number, opName: string, path: string, write: (w: JuteWriter) => void, options: { signal?: AbortSignal | undefined; timeout?: number | undefined }): Promise<Reply<unknown>>;
+}
+
+const allKinds: readonly WatchKind[] = ['data', 'exist', 'child', 'persistent', 'persistentRecursive'];
+
+const removable: Record<RemovableWatchKind, readonly WatchKind[]> = {
+  data: ['data', 'exist'],
+  child: ['child'],
+  persistent: ['persistent'],
+  persistentRecursive: ['persistentRecursive'],
+  any: allKinds,
+};
+
+/**
+ * `Watcher.WatcherType` numbers sent to the server. Servers up to 3.8 know only Children (1),
+ * Data (2) and Any (3) in removeWatches/checkWatches (Persistent 4 and PersistentRecursive 5 get
+ * MARSHALLINGERROR), and their Any covers persistent watches, so persistent kinds are sent as Any.
+ */
+const serverWatcherType: Record<RemovableWatchKind, number> = {
+  child: WatcherType.Children,
+  data: WatcherType.Data,
+  any: WatcherType.Any,
+  persistent: WatcherType.Any,
+  persistentRecursive: WatcherType.Any,
+};
+
+/** @internal See {@link ZooKeeper.removeWatches}. */
+export async function removeWatches(ctx: WatchContext, path: string, options: { kind?: RemovableWatchKind; listener?: WatchListener; local?: boolean; signal?: AbortSignal; timeout?: number }): Promise<void> {
+  validatePath(path);
+  const kind = options.kind ?? 'any';
+  const kinds = removable[kind];
+  if (!kinds) throw new InvalidArgumentError('kind', `unknown watch kind ${String(kind)}`);
+  const watches = ctx.watches;
+  const matched = kinds.filter((k) => watches.has(k, path, options.listener));
+  if (matched.length === 0) throw new NoWatcherError(undefined, { op: 'removeWatches', path });
+  // The server keeps one watch per (path, kind) for the session: drop it only when no other local listener needs it.
+  const othersOnSameWatch = options.listener !== undefined && matched.every((k) => watches.listeners(k, path).length > 1);
+  // Persistent kinds go to the server as Any (see serverWatcherType): keep the server's watches
+  // when other kinds on this path still need them; the server's extra events then reach nobody.
+  const othersUnderAny = serverWatcherType[kind] === WatcherType.Any && kind !== 'any' && allKinds.some((k) => !kinds.includes(k) && watches.has(k, path));
+  if (!options.local && !othersOnSameWatch && !othersUnderAny) {
+    const p = addChroot(ctx.chroot, path);
+    const type = serverWatcherType[kind];
+    const reply = await ctx.send(OpCode.removeWatches, 'removeWatches', path, (w) => proto.writeRemoveWatchesRequest(w, { path: p, type }), options);
+    if (reply.err !== 0 && reply.err !== ErrorCode.NOWATCHER) throw fromCode(reply.err, { op: 'removeWatches', path });
+  }
+  for (const k of matched) {
+    const removed = options.listener ? [options.listener] : watches.listeners(k, path);
+    watches.remove(k, path, options.listener);
+    const type = k === 'child' ? 'ChildWatchRemoved' : k === 'data' || k === 'exist' ? 'DataWatchRemoved' : 'PersistentWatchRemoved';
+    for (const l of removed) safeCall(l, { type, path });
+  }
+}
+
+/** @internal See {@link ZooKeeper.checkWatches}. */
+export async function checkWatches(ctx: WatchContext, path: string, options: { kind?: RemovableWatchKind; signal?: AbortSignal; timeout?: number }): Promise<boolean> {
+  validatePath(path);
+  const kind = options.kind ?? 'any';
+  if (!removable[kind]) throw new InvalidArgumentError('kind', `unknown watch kind ${String(kind)}`);
+  const p = addChroot(ctx.chroot, path);
+  const type = serverWatcherType[kind];
+  const reply = await ctx.send(OpCode.checkWatches, 'checkWatches', path, (w) => proto.writeCheckWatchesRequest(w, { path: p, type }), options);
+  if (reply.err === 0) return true;
+  if (reply.err === ErrorCode.NOWATCHER) return false;
+  throw fromCode(reply.err, { op: 'checkWatches', path });
+}
+
+function safeCall(listener: WatchListener, event: WatchedEvent): void {
+  try {
+    listener(event);
+  } catch {
+    // a throwing listener must not stop the others (as in the session's event delivery)
+  }
+}
