@@ -1,0 +1,45 @@
+// A fault-suite participant: loops acquire -> three writes to the guarded resource -> release,
+// logging every step as JSON lines with CLOCK_MONOTONIC times (process.hrtime.bigint(), one clock
+// for every process of the machine). Runs the built packages.
+//   <connect> <lockPath> <who> <durationMs> <sessionTimeoutMs> <resourceUrl> <workMs>
+import { request } from 'node:http';
+import { ZooKeeper } from '@zk/protocol';
+import { Mutex } from '@zk/locks';
+
+const [connect, lockPath, who, durationText, sessionTimeoutText, resourceUrl, workText] = process.argv.slice(2);
+const now = () => process.hrtime.bigint().toString();
+const log = (event) => process.stdout.write(`${JSON.stringify({ who, t: now(), ...event })}\n`);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const write = (token) =>
+  new Promise((resolve) => {
+    const req = request(`${resourceUrl}?who=${who}&token=${token}`, { method: 'POST' }, (res) => {
+      res.resume();
+      res.on('end', resolve);
+    });
+    req.on('error', resolve);
+    req.end();
+  });
+
+const zk = await ZooKeeper.connect(connect, { sessionTimeout: Number(sessionTimeoutText), connectTimeout: 5000 });
+const mutex = new Mutex(zk, lockPath);
+const end = Date.now() + Number(durationText);
+while (Date.now() < end) {
+  let lease;
+  try {
+    lease = await mutex.acquire({ timeout: 5000 });
+  } catch (err) {
+    log({ kind: 'error', message: String(err?.message ?? err) });
+    if (zk.state === 'expired' || zk.state === 'closed') break;
+    continue;
+  }
+  log({ kind: 'acquired', token: lease.fencingToken.toString() });
+  lease.signal.addEventListener('abort', () => log({ kind: 'lost' }), { once: true });
+  for (let k = 0; k < 3; k++) {
+    // "I think I hold the lock": the write goes out whatever happened meanwhile.
+    await write(lease.fencingToken);
+    await sleep(Number(workText));
+  }
+  log({ kind: 'released' });
+  await lease.release();
+}
+await zk.close();
