@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../harness/index.js';
+import { startZooKeeper, TcpProxy, waitFor } from '../harness/index.js';
 import { connectString, TestSpace } from '../harness/fixtures.js';
 import { checkFenced, checkHistory, interleavedWriters, type HistoryEvent, type ResourceWrite } from './checker.js';
 
@@ -64,8 +64,8 @@ interface Participant {
   exited: Promise<void>;
 }
 
-function start(who: string, events: HistoryEvent[], durationMs: number, workMs: number): Participant {
-  const proc = spawn(process.execPath, [PARTICIPANT, `${connectString()}${space.root}`, '/faults/lock', who, String(durationMs), String(SESSION_TIMEOUT), resource.url, String(workMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+function start(who: string, events: HistoryEvent[], durationMs: number, workMs: number, connect = connectString(), sessionTimeout = SESSION_TIMEOUT): Participant {
+  const proc = spawn(process.execPath, [PARTICIPANT, `${connect}${space.root}`, '/faults/lock', who, String(durationMs), String(sessionTimeout), resource.url, String(workMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
   procs.add(proc);
   let buffered = '';
   proc.stdout!.on('data', (d: Buffer) => {
@@ -140,4 +140,63 @@ describe('faults - nemeses against a Mutex', () => {
     // ...while a resource that trusts "I hold the lock" took writes from two holders interleaved.
     expect(unfencedInterleaved).toBeGreaterThan(0);
   }, 60_000);
+
+  it('a holder partitioned from every server beyond its session timeout: its signal aborts before the next holder acquires', async () => {
+    const events: HistoryEvent[] = [];
+    const [host, port] = connectString().split(',')[0]!.split(':');
+    const proxies = await Promise.all(Array.from({ length: 5 }, () => TcpProxy.start({ host: host!, port: Number(port) })));
+    try {
+      const participants = proxies.map((p, i) => start(`c${i}`, events, 14_000, 30, p.connectString));
+      let partitions = 0;
+      const deadline = Date.now() + 9000;
+      while (Date.now() < deadline) {
+        await waitFor('a holder', () => holder(events), 10_000, 10);
+        const who = holder(events)!;
+        const i = participants.findIndex((p) => p.who === who);
+        proxies[i]!.block();
+        partitions++;
+        await new Promise((r) => setTimeout(r, SESSION_TIMEOUT * 2));
+        proxies[i]!.unblock();
+      }
+      await Promise.all(participants.map((p) => p.exited));
+      const verdict = checkHistory(events);
+      summary.push(`| partition of the holder > session timeout (${partitions}x) | 5 | ${verdict.acquisitions} | ${verdict.violations.length} | ${verdict.longestLostDetectionMs.toFixed(0)} ms | fenced: ${checkFenced(resource.writes).length} stale accepted |`);
+      expect(partitions).toBeGreaterThanOrEqual(2);
+      expect(verdict.violations).toEqual([]);
+      expect(verdict.longestLostDetectionMs).toBe(0);
+      expect(checkFenced(resource.writes)).toEqual([]);
+    } finally {
+      for (const p of proxies) await p.close();
+    }
+  }, 90_000);
+
+  it.skipIf(process.env.ZK_CONNECT)('leader killed and restarted every few seconds on a 3-node ensemble: exclusion holds', async () => {
+    const ensemble = await startZooKeeper({ servers: 3, own: true });
+    try {
+      const admin = await import('@zk/protocol').then(({ ZooKeeper }) => ZooKeeper.connect(ensemble.connectString));
+      await admin.create(space.root).catch(() => undefined);
+      await admin.close();
+      const events: HistoryEvent[] = [];
+      const participants = Array.from({ length: 5 }, (_, i) => start(`l${i}`, events, 15_000, 20, ensemble.connectString, 6000));
+      let kills = 0;
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 2500));
+        const leader = await ensemble.leader();
+        if (!leader) continue;
+        await leader.kill();
+        kills++;
+        await leader.start();
+      }
+      await Promise.all(participants.map((p) => p.exited));
+      const verdict = checkHistory(events);
+      summary.push(`| leader kill + restart (${kills}x), 3 nodes | 5 | ${verdict.acquisitions} | ${verdict.violations.length} | ${verdict.longestLostDetectionMs.toFixed(0)} ms | fenced: ${checkFenced(resource.writes).length} stale accepted |`);
+      expect(kills).toBeGreaterThanOrEqual(3);
+      expect(verdict.acquisitions).toBeGreaterThan(10);
+      expect(verdict.violations).toEqual([]);
+      expect(checkFenced(resource.writes)).toEqual([]);
+    } finally {
+      await ensemble.close();
+    }
+  }, 120_000);
 });

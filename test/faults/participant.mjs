@@ -20,16 +20,27 @@ const write = (token) =>
     req.end();
   });
 
-const zk = await ZooKeeper.connect(connect, { sessionTimeout: Number(sessionTimeoutText), connectTimeout: 5000 });
-const mutex = new Mutex(zk, lockPath);
 const end = Date.now() + Number(durationText);
+const connectClient = () => ZooKeeper.connect(connect, { sessionTimeout: Number(sessionTimeoutText), connectTimeout: 5000 });
+let zk = await connectClient();
+let mutex = new Mutex(zk, lockPath);
 while (Date.now() < end) {
+  if (zk.state === 'expired' || zk.state === 'lost') {
+    // A session that is gone stays gone: start a new one, as an application would.
+    await zk.close();
+    try {
+      zk = await connectClient();
+    } catch {
+      continue;
+    }
+    mutex = new Mutex(zk, lockPath);
+  }
   let lease;
   try {
     lease = await mutex.acquire({ timeout: 5000 });
   } catch (err) {
     log({ kind: 'error', message: String(err?.message ?? err) });
-    if (zk.state === 'expired' || zk.state === 'closed') break;
+    await sleep(50);
     continue;
   }
   log({ kind: 'acquired', token: lease.fencingToken.toString() });
@@ -40,6 +51,6 @@ while (Date.now() < end) {
     await sleep(Number(workText));
   }
   log({ kind: 'released' });
-  await lease.release();
+  await lease.release().catch(() => undefined);
 }
 await zk.close();
