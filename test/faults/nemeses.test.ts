@@ -64,8 +64,8 @@ interface Participant {
   exited: Promise<void>;
 }
 
-function start(who: string, events: HistoryEvent[], durationMs: number, workMs: number, connect = connectString(), sessionTimeout = SESSION_TIMEOUT): Participant {
-  const proc = spawn(process.execPath, [PARTICIPANT, `${connect}${space.root}`, '/faults/lock', who, String(durationMs), String(sessionTimeout), resource.url, String(workMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+function start(who: string, events: HistoryEvent[], durationMs: number, workMs: number, connect = connectString(), sessionTimeout = SESSION_TIMEOUT, kind: 'mutex' | 'rw' | 'cheat' = 'mutex'): Participant {
+  const proc = spawn(process.execPath, [PARTICIPANT, `${connect}${space.root}`, '/faults/lock', who, String(durationMs), String(sessionTimeout), resource.url, String(workMs), kind], { stdio: ['ignore', 'pipe', 'inherit'] });
   procs.add(proc);
   let buffered = '';
   proc.stdout!.on('data', (d: Buffer) => {
@@ -73,8 +73,8 @@ function start(who: string, events: HistoryEvent[], durationMs: number, workMs: 
     const lines = buffered.split('\n');
     buffered = lines.pop() ?? '';
     for (const line of lines) {
-      const e = JSON.parse(line) as { kind: string; who: string; t: string; token?: string };
-      if (e.kind === 'acquired') events.push({ kind: 'acquired', who: e.who, t: BigInt(e.t), token: BigInt(e.token!) });
+      const e = JSON.parse(line) as { kind: string; who: string; t: string; token?: string; mode?: 'read' | 'write' };
+      if (e.kind === 'acquired') events.push({ kind: 'acquired', who: e.who, t: BigInt(e.t), token: BigInt(e.token!), mode: e.mode ?? 'write' });
       else if (e.kind === 'released' || e.kind === 'lost') events.push({ kind: e.kind, who: e.who, t: BigInt(e.t) });
     }
   });
@@ -89,7 +89,7 @@ function holder(events: readonly HistoryEvent[]): string | undefined {
   return [...open][0];
 }
 
-describe('faults - nemeses against a Mutex', () => {
+describe('faults - nemeses', () => {
   it('SIGKILL of random holders: no overlap, growing tokens, the lock passes on after each session timeout', async () => {
     const events: HistoryEvent[] = [];
     const duration = 12_000;
@@ -120,7 +120,7 @@ describe('faults - nemeses against a Mutex', () => {
     const events: HistoryEvent[] = [];
     const paused = start('paused', events, 8000, 400);
     await waitFor('the first holder to write', () => (resource.writes.some((w) => w.who === 'paused') ? true : undefined), 20_000, 5);
-    const others = [start('q1', events, 6000, 50), start('q2', events, 6000, 50)];
+    const others = ['q1', 'q2', 'q3', 'q4'].map((who) => start(who, events, 6000, 50));
     paused.proc.kill('SIGSTOP');
     const stoppedAt = process.hrtime.bigint();
     // Wait until someone else holds the lock (the paused session expired), then wake the sleeper.
@@ -131,7 +131,7 @@ describe('faults - nemeses against a Mutex', () => {
     const verdict = checkHistory(events);
     const staleRejected = resource.writes.filter((w) => w.who === 'paused' && !w.accepted).length;
     const unfencedInterleaved = interleavedWriters(resource.writes.map((w) => ({ ...w, accepted: true })));
-    summary.push(`| SIGSTOP holder > session timeout | 3 | ${verdict.acquisitions} | ${verdict.violations.length} (the paused holder: no client can prevent it) | ${verdict.longestLostDetectionMs.toFixed(0)} ms | fenced: ${staleRejected} stale writes rejected, ${checkFenced(resource.writes).length} accepted; unfenced: ${unfencedInterleaved} interleavings |`);
+    summary.push(`| SIGSTOP holder > session timeout | 5 | ${verdict.acquisitions} | ${verdict.violations.length} (the paused holder: no client can prevent it) | ${verdict.longestLostDetectionMs.toFixed(0)} ms | fenced: ${staleRejected} stale writes rejected, ${checkFenced(resource.writes).length} accepted; unfenced: ${unfencedInterleaved} interleavings |`);
     // What the lease cannot promise: the paused process woke up believing it held the lock.
     expect(verdict.violations.every((v) => v.startsWith('paused '))).toBe(true);
     // What fencing gives: its writes after waking carried a stale token and were refused...
@@ -199,4 +199,41 @@ describe('faults - nemeses against a Mutex', () => {
       await ensemble.close();
     }
   }, 120_000);
+
+  it('SIGKILL of random holders of a ReadWriteLock (random read and write holds): no reader overlaps a writer', async () => {
+    const events: HistoryEvent[] = [];
+    const duration = 10_000;
+    const participants = Array.from({ length: 5 }, (_, i) => start(`rw${i}`, events, duration, 20, connectString(), SESSION_TIMEOUT, 'rw'));
+    let kills = 0;
+    let next = 5;
+    const deadline = Date.now() + duration - 3000;
+    while (Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 1500));
+      const victim = participants.find((p) => p.who === holder(events) && p.proc.exitCode === null);
+      if (!victim) continue;
+      victim.proc.kill('SIGKILL');
+      events.push({ kind: 'killed', who: victim.who, t: process.hrtime.bigint() });
+      kills++;
+      participants.push(start(`rw${next++}`, events, deadline - Date.now() + 1000, 20, connectString(), SESSION_TIMEOUT, 'rw'));
+    }
+    await Promise.all(participants.map((p) => p.exited));
+    const verdict = checkHistory(events);
+    const reads = events.filter((e) => e.kind === 'acquired' && e.mode === 'read').length;
+    summary.push(`| SIGKILL holders of a ReadWriteLock (${kills} kills) | ${participants.length} | ${verdict.acquisitions} (${reads} reads) | ${verdict.violations.length} | ${verdict.longestLostDetectionMs.toFixed(0)} ms | fenced: ${checkFenced(resource.writes).length} stale accepted |`);
+    expect(kills).toBeGreaterThanOrEqual(2);
+    expect(reads).toBeGreaterThan(0);
+    expect(verdict.violations).toEqual([]);
+    expect(checkFenced(resource.writes)).toEqual([]);
+  }, 60_000);
+
+  it('the checker catches a broken participant that skips the lock', async () => {
+    const events: HistoryEvent[] = [];
+    const honest = Array.from({ length: 4 }, (_, i) => start(`h${i}`, events, 3000, 20));
+    const cheat = start('cheat', events, 3000, 20, connectString(), SESSION_TIMEOUT, 'cheat');
+    await Promise.all([...honest, cheat].map((p) => p.exited));
+    const verdict = checkHistory(events);
+    summary.push(`| (control) a participant that skips the lock | 5 | ${verdict.acquisitions} | ${verdict.violations.length} (caught) | - | - |`);
+    expect(verdict.violations.length).toBeGreaterThan(0);
+    expect(verdict.violations.some((v) => v.includes('cheat'))).toBe(true);
+  }, 60_000);
 });
