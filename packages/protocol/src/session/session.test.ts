@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ZooKeeper } from '../client/zookeeper.js';
 import { OpCode, Xid } from '../constants.js';
-import { FAKE_SESSION_ID, FakeServer } from '../testing/fake-server.js';
+import { FAKE_SESSION_ID, FakeServer, replyFrame } from '../testing/fake-server.js';
 
 const servers: FakeServer[] = [];
 afterEach(async () => {
@@ -77,4 +77,39 @@ describe('session - failover across servers (fake servers)', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(550);
     expect(never.connections.length).toBeGreaterThan(1);
   });
+
+  it.each([
+    ['a reply with an unknown xid', (xid: number) => replyFrame({ xid: xid + 1000, zxid: 1n, err: 0 })],
+    ['garbage too short for a reply header', () => Buffer.from([0, 0, 0, 3, 1, 2, 3])],
+    ['a negative frame length', () => Buffer.from([0xff, 0xff, 0xff, 0xfe])],
+    ['an oversized frame that never ends', () => Buffer.from([0x7f, 0, 0, 0])],
+  ])('a server that sends %s loses the connection; the client fails the request and recovers on the next server', async (_name, bad) => {
+    // The evil server takes the first connection only; the good one refuses until then. So the
+    // client lands on the evil one first whatever the shuffle, and on the good one after.
+    let evilUsed = false;
+    const evil = await server({
+      handshake: (req) => (evilUsed ? 'close' : ((evilUsed = true), { timeOut: req.timeOut, sessionId: FAKE_SESSION_ID })),
+      onRequest: (req, conn) => req.type === OpCode.exists && conn.send(bad(req.xid)),
+    });
+    const good = await server({
+      handshake: (req) => (evilUsed ? { timeOut: req.timeOut, sessionId: req.sessionId || FAKE_SESSION_ID } : 'close'),
+      onRequest: (req, conn) => {
+        if (req.xid === Xid.ping) conn.reply({ xid: Xid.ping, zxid: 0n, err: 0 });
+        else if (req.type === OpCode.exists) conn.reply({ xid: req.xid, zxid: 5n, err: -101 });
+      },
+    });
+    // A short session: an oversized frame's bytes never come, so that connection ends when it is
+    // declared dead (2/3 of the timeout without a byte).
+    await using zk = await ZooKeeper.connect(`127.0.0.1:${evil.port},127.0.0.1:${good.port}`, { sessionTimeout: 1500, connectTimeout: 1000, maxFrameSize: 1 << 20 });
+    expect(zk.server?.port).toBe(evil.port);
+    const err = await zk.exists('/x').catch((e: unknown) => e);
+    expect((err as Error).name).toMatch(/^(ConnectionLossError|PacketTooLargeError)$/);
+    await waitForPort(zk, good.port);
+    expect(await zk.exists('/x')).toBeNull();
+    expect(zk.sessionId).toBe(FAKE_SESSION_ID);
+  });
 });
+
+async function waitForPort(zk: ZooKeeper, port: number): Promise<void> {
+  while (zk.server?.port !== port || zk.state !== 'connected') await new Promise<void>((resolve) => { const off = zk.onStateChange(() => (off(), resolve())); });
+}
