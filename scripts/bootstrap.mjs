@@ -65,11 +65,13 @@ function ensureDependencies(pnpm) {
 }
 
 function ensureZooKeeper() {
+  const res = run('bash', [join(root, 'scripts', 'install-zookeeper.sh')], { stdio: ['ignore', 'ignore', 'inherit'] });
   if (process.env.ZK_CONNECT) {
+    // The servers come from ZK_CONNECT; the jars are still wanted by the Java conformance and
+    // interop suites, but their absence is not fatal here.
     log(`using the ensemble in ZK_CONNECT (${process.env.ZK_CONNECT})`);
     return;
   }
-  const res = run('bash', [join(root, 'scripts', 'install-zookeeper.sh')], { stdio: ['ignore', 'ignore', 'inherit'] });
   if (!res.ok) fail('ZooKeeper is not installed and could not be installed (see the message above), or set ZK_CONNECT=host:port to use an existing one');
 }
 
