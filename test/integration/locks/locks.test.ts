@@ -148,6 +148,28 @@ describe('locks - Mutex', () => {
     await lease.release();
   });
 
+  it('hands over without listing again when the watched node was the head; lists once otherwise', async () => {
+    const [a, b, c] = await Promise.all([space.client(), space.client(), space.client()]);
+    const first = await new Mutex(a, '/locks/fast').acquire();
+    const second = new Mutex(b, '/locks/fast').acquire();
+    await waitFor('b to queue', async () => ((await queue('/locks/fast')).length === 2 ? true : undefined));
+    const third = new Mutex(c, '/locks/fast').acquire();
+    await waitFor('c to queue', async () => ((await queue('/locks/fast')).length === 3 ? true : undefined));
+    const listings: RequestStartMessage[] = [];
+    const onStart = (m: unknown) => (m as RequestStartMessage).op === 8 && listings.push(m as RequestStartMessage);
+    subscribe(ChannelName.requestStart, onStart);
+    try {
+      await first.release();
+      const lb = await second; // b watched the head: no getChildren on the way
+      expect(listings).toHaveLength(0);
+      await lb.release();
+      await (await third).release(); // c watched b, which was not the head when c queued: it lists once
+      expect(listings).toHaveLength(1);
+    } finally {
+      unsubscribe(ChannelName.requestStart, onStart);
+    }
+  });
+
   it('lease.signal aborts when the holder is cut off, before another client can acquire', async () => {
     const [host, port] = connectString().split(',')[0]!.split(':');
     const proxy = await TcpProxy.start({ host: host!, port: Number(port) });
