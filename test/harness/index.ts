@@ -8,5 +8,5 @@ export { freePorts } from './ports.js';
 export { findLocalInstall, INSTALL_HINT } from './local-install.js';
 export { dockerAvailable } from './containers.js';
 export { timing, waitFor } from './timing.js';
-export { makeCertificate, serverTlsProperties, type TestCertificate } from './tls.js';
+export { makeCertificate, makeClientCertificate, serverTlsProperties, type TestCertificate, type TestClientCertificate } from './tls.js';
 export { waitForState } from './faults.js';

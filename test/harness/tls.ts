@@ -33,16 +33,38 @@ export async function makeCertificate(cn = 'localhost'): Promise<TestCertificate
   return { keystore, truststore, password, pem: await readFile(pemFile, 'utf8'), dir };
 }
 
+/** A client certificate (PKCS12, for node:tls `pfx`) and a server truststore that trusts it and the server's own. */
+export interface TestClientCertificate {
+  readonly pfx: Buffer;
+  readonly passphrase: string;
+  /** A truststore with both the server's and this client's certificates. */
+  readonly truststore: string;
+}
+
+/** Makes a client certificate `CN=<cn>` and a truststore for a server that requires it. */
+export async function makeClientCertificate(server: TestCertificate, cn = 'zk-test-client'): Promise<TestClientCertificate> {
+  const p12 = join(server.dir, `${cn}.p12`);
+  const pem = join(server.dir, `${cn}.pem`);
+  const truststore = join(server.dir, `trust-with-${cn}.p12`);
+  const pw = server.password;
+  execFileSync('keytool', ['-genkeypair', '-alias', cn, '-keyalg', 'RSA', '-keysize', '2048', '-dname', `CN=${cn}`, '-validity', '2', '-keystore', p12, '-storetype', 'PKCS12', '-storepass', pw], { stdio: 'ignore' });
+  execFileSync('keytool', ['-exportcert', '-alias', cn, '-keystore', p12, '-storepass', pw, '-rfc', '-file', pem], { stdio: 'ignore' });
+  for (const [alias, file] of [['server', join(server.dir, 'server.pem')], ['client', pem]] as const) {
+    execFileSync('keytool', ['-importcert', '-noprompt', '-alias', alias, '-file', file, '-keystore', truststore, '-storetype', 'PKCS12', '-storepass', pw], { stdio: 'ignore' });
+  }
+  return { pfx: await readFile(p12), passphrase: pw, truststore };
+}
+
 /** JVM properties that give a server a TLS client port (with `secureClientPort` in zoo.cfg). */
-export function serverTlsProperties(cert: TestCertificate): Record<string, string> {
+export function serverTlsProperties(cert: TestCertificate, options: { clientAuth?: 'none' | 'need'; truststore?: string } = {}): Record<string, string> {
   return {
     'zookeeper.serverCnxnFactory': 'org.apache.zookeeper.server.NettyServerCnxnFactory',
     'zookeeper.ssl.keyStore.location': cert.keystore,
     'zookeeper.ssl.keyStore.password': cert.password,
     'zookeeper.ssl.keyStore.type': 'PKCS12',
-    'zookeeper.ssl.trustStore.location': cert.truststore,
+    'zookeeper.ssl.trustStore.location': options.truststore ?? cert.truststore,
     'zookeeper.ssl.trustStore.password': cert.password,
     'zookeeper.ssl.trustStore.type': 'PKCS12',
-    'zookeeper.ssl.clientAuth': 'none',
+    'zookeeper.ssl.clientAuth': options.clientAuth ?? 'none',
   };
 }

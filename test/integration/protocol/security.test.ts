@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthFailedError, ConnectionLossError, NoAuthError, Perm, ZooKeeper } from '@zk/protocol';
-import { freePorts, makeCertificate, serverTlsProperties, startZooKeeper, type TestCertificate, type ZooKeeperEnsemble } from '../../harness/index.js';
+import { freePorts, makeCertificate, makeClientCertificate, serverTlsProperties, startZooKeeper, type TestCertificate, type ZooKeeperEnsemble } from '../../harness/index.js';
 
 const external = process.env.ZK_CONNECT;
 
@@ -41,6 +41,30 @@ describe.skipIf(external)('security - TLS to a secure client port (own server)',
 
   it('a plain client on the TLS port does not get a session', async () => {
     await expect(ZooKeeper.connect(`127.0.0.1:${securePort}`, { connectTimeout: 1500 })).rejects.toBeInstanceOf(ConnectionLossError);
+  });
+});
+
+describe.skipIf(external)('security - mutual TLS: a server that requires client certificates (own server)', () => {
+  let server: ZooKeeperEnsemble;
+  let cert: TestCertificate;
+  let client: Awaited<ReturnType<typeof makeClientCertificate>>;
+  let securePort: number;
+
+  beforeAll(async () => {
+    cert = await makeCertificate();
+    client = await makeClientCertificate(cert);
+    [securePort] = (await freePorts(1)) as [number];
+    server = await startZooKeeper({ servers: 1, own: true, config: { secureClientPort: securePort }, systemProperties: serverTlsProperties(cert, { clientAuth: 'need', truststore: client.truststore }) });
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('connects with a client certificate and is identified by it; without one it is refused', async () => {
+    await using zk = await ZooKeeper.connect(`127.0.0.1:${securePort}`, { tls: { ca: cert.pem, servername: 'localhost', pfx: client.pfx, passphrase: client.passphrase } });
+    expect(await zk.whoAmI()).toContainEqual({ authScheme: 'x509', user: 'CN=zk-test-client' });
+    await expect(ZooKeeper.connect(`127.0.0.1:${securePort}`, { tls: { ca: cert.pem, servername: 'localhost' }, connectTimeout: 3000 })).rejects.toBeInstanceOf(ConnectionLossError);
   });
 });
 
