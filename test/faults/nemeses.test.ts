@@ -15,6 +15,8 @@ import { checkFenced, checkHistory, interleavedWriters, type HistoryEvent, type 
 
 const PARTICIPANT = fileURLToPath(new URL('./participant.mjs', import.meta.url));
 const SESSION_TIMEOUT = 2000;
+/** The CI run is the bounded subset; `ZK_FAULTS_SCALE=5 npm run test:faults` is the full run (five times as long). */
+const SCALE = Math.max(1, Number(process.env.ZK_FAULTS_SCALE ?? 1));
 const summary: string[] = ['| nemesis | processes | acquisitions | violations | longest lost-lease detection | resource |', '| --- | --- | --- | --- | --- | --- |'];
 
 let space: TestSpace;
@@ -92,7 +94,7 @@ function holder(events: readonly HistoryEvent[]): string | undefined {
 describe('faults - nemeses', () => {
   it('SIGKILL of random holders: no overlap, growing tokens, the lock passes on after each session timeout', async () => {
     const events: HistoryEvent[] = [];
-    const duration = 12_000;
+    const duration = 12_000 * SCALE;
     const participants = Array.from({ length: 5 }, (_, i) => start(`p${i}`, events, duration, 20));
     let kills = 0;
     let next = 5;
@@ -114,7 +116,7 @@ describe('faults - nemeses', () => {
     expect(verdict.acquisitions).toBeGreaterThan(kills * 2);
     expect(verdict.violations).toEqual([]);
     expect(checkFenced(resource.writes)).toEqual([]);
-  }, 60_000);
+  }, 60_000 * SCALE);
 
   it('SIGSTOP of the holder beyond the session timeout (the GC pause): the unfenced resource gets two writers, the fenced one rejects the stale holder', async () => {
     const events: HistoryEvent[] = [];
@@ -139,16 +141,16 @@ describe('faults - nemeses', () => {
     expect(checkFenced(resource.writes)).toEqual([]);
     // ...while a resource that trusts "I hold the lock" took writes from two holders interleaved.
     expect(unfencedInterleaved).toBeGreaterThan(0);
-  }, 60_000);
+  }, 60_000 * SCALE);
 
   it('a holder partitioned from every server beyond its session timeout: its signal aborts before the next holder acquires', async () => {
     const events: HistoryEvent[] = [];
     const [host, port] = connectString().split(',')[0]!.split(':');
     const proxies = await Promise.all(Array.from({ length: 5 }, () => TcpProxy.start({ host: host!, port: Number(port) })));
     try {
-      const participants = proxies.map((p, i) => start(`c${i}`, events, 14_000, 30, p.connectString));
+      const participants = proxies.map((p, i) => start(`c${i}`, events, 14_000 * SCALE, 30, p.connectString));
       let partitions = 0;
-      const deadline = Date.now() + 9000;
+      const deadline = Date.now() + 9000 * SCALE;
       while (Date.now() < deadline) {
         await waitFor('a holder', () => holder(events), 10_000, 10);
         const who = holder(events)!;
@@ -168,7 +170,7 @@ describe('faults - nemeses', () => {
     } finally {
       for (const p of proxies) await p.close();
     }
-  }, 90_000);
+  }, 90_000 * SCALE);
 
   it.skipIf(process.env.ZK_CONNECT)('leader killed and restarted every few seconds on a 3-node ensemble: exclusion holds', async () => {
     const ensemble = await startZooKeeper({ servers: 3, own: true });
@@ -177,9 +179,9 @@ describe('faults - nemeses', () => {
       await admin.create(space.root).catch(() => undefined);
       await admin.close();
       const events: HistoryEvent[] = [];
-      const participants = Array.from({ length: 5 }, (_, i) => start(`l${i}`, events, 15_000, 20, ensemble.connectString, 6000));
+      const participants = Array.from({ length: 5 }, (_, i) => start(`l${i}`, events, 15_000 * SCALE, 20, ensemble.connectString, 6000));
       let kills = 0;
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + 10_000 * SCALE;
       while (Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 2500));
         const leader = await ensemble.leader();
@@ -198,11 +200,11 @@ describe('faults - nemeses', () => {
     } finally {
       await ensemble.close();
     }
-  }, 120_000);
+  }, 120_000 * SCALE);
 
   it('SIGKILL of random holders of a ReadWriteLock (random read and write holds): no reader overlaps a writer', async () => {
     const events: HistoryEvent[] = [];
-    const duration = 10_000;
+    const duration = 10_000 * SCALE;
     const participants = Array.from({ length: 5 }, (_, i) => start(`rw${i}`, events, duration, 20, connectString(), SESSION_TIMEOUT, 'rw'));
     let kills = 0;
     let next = 5;
@@ -224,16 +226,16 @@ describe('faults - nemeses', () => {
     expect(reads).toBeGreaterThan(0);
     expect(verdict.violations).toEqual([]);
     expect(checkFenced(resource.writes)).toEqual([]);
-  }, 60_000);
+  }, 60_000 * SCALE);
 
   it('the checker catches a broken participant that skips the lock', async () => {
     const events: HistoryEvent[] = [];
-    const honest = Array.from({ length: 4 }, (_, i) => start(`h${i}`, events, 3000, 20));
-    const cheat = start('cheat', events, 3000, 20, connectString(), SESSION_TIMEOUT, 'cheat');
+    const honest = Array.from({ length: 4 }, (_, i) => start(`h${i}`, events, 3000 * SCALE, 20));
+    const cheat = start('cheat', events, 3000 * SCALE, 20, connectString(), SESSION_TIMEOUT, 'cheat');
     await Promise.all([...honest, cheat].map((p) => p.exited));
     const verdict = checkHistory(events);
     summary.push(`| (control) a participant that skips the lock | 5 | ${verdict.acquisitions} | ${verdict.violations.length} (caught) | - | - |`);
     expect(verdict.violations.length).toBeGreaterThan(0);
     expect(verdict.violations.some((v) => v.includes('cheat'))).toBe(true);
-  }, 60_000);
+  }, 60_000 * SCALE);
 });
