@@ -4,7 +4,6 @@
  * Any protocol violation closes the connection; every outstanding request then fails with
  * ConnectionLoss whose `cause` says why. Nothing waits forever.
  */
-import type { Socket } from 'node:net';
 import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import { DEFAULT_MAX_FRAME_SIZE, OpCode, PROTOCOL_VERSION, Xid } from '../constants.js';
 import { ConnectionLossError, DecodeError, fromCode, PacketTooLargeError, SessionExpiredError, ZooKeeperError } from '../errors.js';
@@ -14,7 +13,7 @@ import { JuteWriter } from '../jute/writer.js';
 import { readConnectResponse, readReplyHeader, readWatcherEvent, writeConnectRequest, type WatcherEvent } from '../jute/proto.js';
 import { Liveness } from './liveness.js';
 import { PendingQueue, type PendingRequest } from './pending.js';
-import { dial } from './transport.js';
+import { dial, type Transport as Socket } from './transport.js';
 
 /** How to open a connection. */
 export interface ConnectionOptions {

@@ -6,6 +6,9 @@ import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import { ConnectionLossError } from '../errors.js';
 
+/** The socket a connection runs on (TCP or TLS). */
+export type Transport = Socket;
+
 /** Where and how to dial. */
 export interface DialOptions {
   host: string;

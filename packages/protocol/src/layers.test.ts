@@ -1,0 +1,51 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// Each layer knows only the one below it (style guide, principle 1). Checked by scanning imports.
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return name === 'testing' ? [] : sources(p);
+    return name.endsWith('.ts') && !name.endsWith('.test.ts') ? [p] : [];
+  });
+}
+
+function imports(file: string): string[] {
+  return [...readFileSync(file, 'utf8').matchAll(/^\s*(?:import|export)[^'"]*from\s+'([^']+)'/gm)].map((m) => m[1] as string);
+}
+
+const protocol = join(root, 'protocol/src');
+const locks = join(root, 'locks/src');
+
+describe('layers - imports', () => {
+  it('the codec and framing do no I/O', () => {
+    for (const file of [...sources(join(protocol, 'jute')), join(protocol, 'framing.ts')]) {
+      expect(imports(file).filter((i) => i.startsWith('node:')), relative(root, file)).toEqual([]);
+    }
+  });
+
+  it('only connection/transport.ts touches sockets', () => {
+    for (const file of sources(protocol)) {
+      const net = imports(file).filter((i) => i === 'node:net' || i === 'node:tls');
+      if (relative(protocol, file) !== join('connection', 'transport.ts')) expect(net.filter((i) => i === 'node:net'), relative(root, file)).toEqual([]);
+    }
+  });
+
+  it('the session layer never imports the client layer above it, except pure path helpers', () => {
+    for (const file of sources(join(protocol, 'session'))) {
+      expect(imports(file).filter((i) => i.includes('/client/') && !i.endsWith('/client/paths.js')), relative(root, file)).toEqual([]);
+    }
+  });
+
+  it('@zk/locks uses only @zk/protocol’s public entry point and Node built-ins', () => {
+    for (const file of sources(locks)) {
+      const outside = imports(file).filter((i) => !i.startsWith('.') && !i.startsWith('node:') && i !== '@zk/protocol');
+      expect(outside, relative(root, file)).toEqual([]);
+      expect(imports(file).filter((i) => i.includes('protocol/src')), relative(root, file)).toEqual([]);
+    }
+  });
+});
