@@ -290,16 +290,21 @@ describe('conformance - Java encodes, we decode and re-encode', () => {
     expect(mismatches).toEqual([]);
   });
 
-  it('conformance - multi and multiRead requests (every op kind, empty) read as Java built them and re-encode byte for byte', () => {
+  it('conformance - multi and multiRead requests (every op kind incl. create2, empty) read as Java built them and re-encode byte for byte', () => {
+    // Java's Op-built multi, multiRead and empty multi, plus a create2 multi assembled from MultiHeader + CreateRequest.
     const cases = javaCases.filter((c) => c.type === 'MultiOperationRecord');
-    expect(cases.length).toBe(3);
+    expect(cases.length).toBe(4);
+    const kinds = new Set<number>();
     for (const c of cases) {
       const r = new JuteReader(Buffer.from(c.hex, 'hex'));
       const ops = readMultiRequest(r);
       expect(r.remaining).toBe(0);
       expect(toJava(ops)).toEqual(c.value);
       expect(encode((w) => writeMultiRequest(w, ops)).toString('hex')).toBe(c.hex);
+      for (const op of ops) kinds.add(op.type);
     }
+    const every = [OpCode.create, OpCode.create2, OpCode.createContainer, OpCode.createTTL, OpCode.delete, OpCode.setData, OpCode.check, OpCode.getData, OpCode.getChildren];
+    expect([...kinds].sort((a, b) => a - b)).toEqual(every.sort((a, b) => a - b));
   });
 
   it('conformance - multi responses (every result kind, empty) read as Java built them and re-encode byte for byte', () => {
