@@ -4,7 +4,13 @@ import { PendingQueue, type PendingRequest } from './pending.js';
 /** A request that records every settle call. */
 function req(xid: number, type = 4) {
   const settled: Array<{ err: unknown; value: unknown }> = [];
-  const r: PendingRequest = { xid, type, read: undefined, settle: (err, value) => settled.push({ err, value }) };
+  const r: PendingRequest = {
+    xid,
+    type,
+    read: undefined,
+    resolve: (value) => settled.push({ err: undefined, value }),
+    reject: (err) => settled.push({ err, value: undefined }),
+  };
   return { r, settled };
 }
 
@@ -117,7 +123,7 @@ describe('pending - failAll', () => {
   it('pending - failAll settles the FIFO in order', () => {
     const q = new PendingQueue();
     const order: number[] = [];
-    for (let xid = 1; xid <= 5; xid++) q.push({ xid, type: 4, read: undefined, settle: () => order.push(xid) });
+    for (let xid = 1; xid <= 5; xid++) q.push({ xid, type: 4, read: undefined, resolve: () => order.push(xid), reject: () => order.push(xid) });
     q.shift();
     q.failAll(() => new Error('x'));
     expect(order).toEqual([2, 3, 4, 5]);
@@ -126,7 +132,7 @@ describe('pending - failAll', () => {
   it('pending - a request pushed while failAll settles is kept for later, not lost nor settled twice', () => {
     const q = new PendingQueue();
     const late = req(9);
-    const a: PendingRequest = { xid: 1, type: 4, read: undefined, settle: () => q.push(late.r) };
+    const a: PendingRequest = { xid: 1, type: 4, read: undefined, resolve: () => q.push(late.r), reject: () => q.push(late.r) };
     q.push(a);
     q.push(req(2).r);
     q.failAll(() => new Error('x'));
@@ -155,7 +161,7 @@ describe('pending - compaction with large queues', () => {
     const push = (n: number) => {
       for (let i = 0; i < n; i++) {
         const xid = nextXid++;
-        q.push({ xid, type: 4, read: undefined, settle: () => {} });
+        q.push({ xid, type: 4, read: undefined, resolve: () => {}, reject: () => {} });
         model.push(xid);
       }
     };
@@ -192,7 +198,7 @@ describe('pending - compaction with large queues', () => {
     const q = new PendingQueue();
     const settled = new Map<number, number>();
     for (let xid = 1; xid <= 15_000; xid++) {
-      q.push({ xid, type: 4, read: undefined, settle: () => settled.set(xid, (settled.get(xid) ?? 0) + 1) });
+      q.push({ xid, type: 4, read: undefined, resolve: () => {}, reject: () => settled.set(xid, (settled.get(xid) ?? 0) + 1) });
     }
     for (let i = 0; i < 9_000; i++) q.shift();
     q.failAll(() => new Error('lost'));

@@ -6,14 +6,26 @@
  * keyed by their fixed xid.
  */
 import { Xid } from '../constants.js';
+import type { JuteReader } from '../jute/reader.js';
 
-/** One request waiting for its reply. */
+/** A reply: the header's zxid and error, and the body when err is 0 and a reader was given. */
+export interface Reply<T> {
+  readonly zxid: bigint;
+  readonly err: number;
+  readonly body: T | undefined;
+}
+
+/**
+ * One request waiting for its reply. It holds the promise's own resolve and reject, so a request
+ * costs one object besides its promise (no closure of its own).
+ */
 export interface PendingRequest {
   readonly xid: number;
   readonly type: number;
-  /** Settles the caller's promise with the reply frame's reader position handled by the owner. */
-  readonly settle: (err: unknown, value?: unknown) => void;
-  readonly read: ((r: import('../jute/reader.js').JuteReader) => unknown) | undefined;
+  /** Reads the reply body (only called when err is 0). */
+  readonly read: ((r: JuteReader) => unknown) | undefined;
+  resolve(reply: Reply<unknown>): void;
+  reject(err: unknown): void;
 }
 
 /** Xids the client allocates: 1 .. 2^31-1, then back to 1 (negative xids are reserved). */
@@ -77,7 +89,7 @@ export class PendingQueue {
     return this.#side.get(xid)?.shift();
   }
 
-  /** Empties every queue, settling each request with `err`. */
+  /** Empties every queue, rejecting each request with `err(request)`. */
   failAll(err: (req: PendingRequest) => unknown): void {
     const items = this.#items;
     const head = this.#head;
@@ -87,8 +99,8 @@ export class PendingQueue {
     this.#side.clear();
     for (let i = head; i < items.length; i++) {
       const req = items[i];
-      if (req) req.settle(err(req));
+      if (req) req.reject(err(req));
     }
-    for (const req of side) req.settle(err(req));
+    for (const req of side) req.reject(err(req));
   }
 }
