@@ -6,6 +6,7 @@ import type { WatcherEvent } from '../jute/proto.js';
 import { bytes } from '../testing/bytes.js';
 import { FAKE_SESSION_ID, FakeServer, notificationFrame, replyFrame, type FakeServerOptions } from '../testing/fake-server.js';
 import { Connection, type ConnectionOptions } from './connection.js';
+import type { Transport } from './transport.js';
 
 const servers: FakeServer[] = [];
 const connections: Connection[] = [];
@@ -609,5 +610,76 @@ describe('connection - fake server defaults', () => {
   it('connection - the default handshake grants a new session with the requested timeout', async () => {
     const { conn } = await open({}, { sessionTimeout: 12_345 });
     expect(conn.session).toMatchObject({ kind: 'new', sessionId: FAKE_SESSION_ID, timeOut: 12_345 });
+  });
+});
+
+describe('connection - over an injected transport', () => {
+  /** An in-memory transport whose server side is scripted by the test. */
+  function scripted(onWrite: (bytes: Buffer, feed: (chunk: Buffer) => void) => void) {
+    let data: (chunk: Buffer) => void = () => {};
+    const written: Buffer[] = [];
+    const transport: Transport = {
+      write: (bytes) => {
+        written.push(bytes);
+        onWrite(bytes, (chunk) => data(chunk));
+      },
+      onData: (cb) => (data = cb),
+      onClose: () => {},
+      end: () => {},
+      destroy: () => {},
+    };
+    return { transport, written };
+  }
+
+  // Regression: the bytes that came with the handshake reply are held back until open() returns;
+  // a chunk read before they are delivered must queue behind them, not overtake them.
+  it('connection - a chunk arriving before the handshake leftovers are decoded stays behind them', async () => {
+    const first = { type: EventType.NodeCreated, state: KeeperState.SyncConnected, path: '/first' };
+    const second = { type: EventType.NodeDeleted, state: KeeperState.SyncConnected, path: '/second' };
+    const a = notificationFrame(first, 0x20n);
+    const b = notificationFrame(second, 0x21n);
+    const stream = Buffer.concat([a, b]);
+    const cut = a.length + 7; // inside the second notification
+    const handshakeReply = bytes().int(0).int(5000).long(9n).buf(Buffer.alloc(16)).bool(false).frame();
+    const { transport } = scripted((_bytes, feed) => {
+      // Both chunks come in later turns: the second is queued to run before the connection's
+      // deferred delivery of the first chunk's leftovers.
+      setImmediate(() => {
+        setImmediate(() => feed(stream.subarray(cut)));
+        feed(Buffer.concat([handshakeReply, stream.subarray(0, cut)]));
+      });
+    });
+    const events = recorder();
+    const conn = await Connection.open({ host: 'fake', port: 1, sessionTimeout: 5000, connectTimeout: 1000, dial: async () => transport }, events.handlers);
+    connections.push(conn);
+    await Promise.race([
+      (async () => {
+        while (events.notifications.length < 2 && events.closes.length === 0) await new Promise((r) => setImmediate(r));
+      })(),
+      timeout(2000),
+    ]);
+    expect(events.closes).toEqual([]);
+    expect(events.notifications).toEqual([
+      { event: first, zxid: 0x20n },
+      { event: second, zxid: 0x21n },
+    ]);
+  });
+
+  it('connection - requests issued in one tick reach the transport as separate frames in xid order, then one reply each', async () => {
+    const handshakeReply = bytes().int(0).int(5000).long(9n).buf(Buffer.alloc(16)).bool(false).frame();
+    let feed: (chunk: Buffer) => void = () => {};
+    const { transport, written } = scripted((_b, f) => {
+      if (written.length === 1) setImmediate(() => f(handshakeReply));
+      feed = f;
+    });
+    const conn = await Connection.open({ host: 'fake', port: 1, sessionTimeout: 5000, connectTimeout: 1000, dial: async () => transport }, recorder().handlers);
+    connections.push(conn);
+    const ps = [getData(conn, '/a'), getData(conn, '/b'), getData(conn, '/c')];
+    const xids = written.slice(1).map((f) => f.readInt32BE(4));
+    expect(xids).toEqual([1, 2, 3]);
+    feed(Buffer.concat(xids.map((xid) => replyFrame({ xid, zxid: BigInt(xid), err: 0, body: bytes().buf(Buffer.from([xid])).build() }))));
+    const replies = await Promise.all(ps);
+    expect(replies.map((r) => r.body)).toEqual([Buffer.from([1]), Buffer.from([2]), Buffer.from([3])]);
+    expect(conn.lastZxid).toBe(3n);
   });
 });
