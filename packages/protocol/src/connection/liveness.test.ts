@@ -100,6 +100,22 @@ describe('liveness - pings', () => {
     clock.advance(1);
     expect(pings).toEqual([10_000]);
   });
+
+  it('liveness - a long session timeout still pings every 10 s of send-idleness (Java MAX_SEND_PING_INTERVAL)', () => {
+    const { clock, liveness, pings, deaths } = setup(60_000);
+    clock.advance(9_999);
+    expect(pings).toEqual([]);
+    clock.advance(1);
+    liveness.received();
+    clock.advance(10_000);
+    liveness.received();
+    expect(pings).toEqual([10_000, 20_000]);
+    // Death still follows the timeout: 2T/3 = 40 s after the last byte received.
+    clock.advance(39_999);
+    expect(deaths).toEqual([]);
+    clock.advance(1);
+    expect(deaths).toEqual([{ at: 60_000, idle: 40_000 }]);
+  });
 });
 
 describe('liveness - dead connection', () => {

@@ -1,12 +1,19 @@
 /**
  * Liveness of one connection, from the negotiated session timeout T:
- * - ping when nothing was sent for T/3, so the server hears from us well within T;
+ * - ping when nothing was sent for min(T/3, 10 s), so the server hears from us well within T;
  * - declare the connection dead when nothing was received for 2T/3, leaving the last third of
  *   the session's life to reconnect to another server before the ensemble expires it.
- * (The Java client's `ClientCnxn` uses a read timeout of 2T/3 and pings after half of it without
- * sending, i.e. also T/3.) One timer, re-armed for the nearest deadline; the hot path only stores
- * timestamps.
+ *
+ * The Java client (`ClientCnxn.SendThread.run`, 3.8) has a read timeout of 2T/3 (dead when
+ * nothing was heard for that long) and pings when `readTimeout / 2 - idleSend`, less one second
+ * once idleSend passes 1 s, reaches zero, or when nothing was sent for `MAX_SEND_PING_INTERVAL`
+ * (10 s). Its second is slack for its polling loop (it re-checks only when its selector wakes);
+ * this module arms a timer for the exact deadline instead, so it pings at T/3 and keeps the
+ * 10 s ceiling. One timer, re-armed for the nearest deadline; the hot path only stores timestamps.
  */
+
+/** Longest send-idleness before a ping whatever the timeout (Java `ClientCnxn.MAX_SEND_PING_INTERVAL`). */
+export const MAX_PING_INTERVAL = 10_000;
 
 /** What the liveness check needs from its connection. */
 export interface LivenessHost {
@@ -41,7 +48,7 @@ export class Liveness {
   constructor(host: LivenessHost, sessionTimeout: number, clock: Clock = systemClock) {
     this.#host = host;
     this.#clock = clock;
-    this.#pingAfter = Math.max(1, Math.floor(sessionTimeout / 3));
+    this.#pingAfter = Math.max(1, Math.min(MAX_PING_INTERVAL, Math.floor(sessionTimeout / 3)));
     this.#deadAfter = Math.max(1, Math.floor((sessionTimeout * 2) / 3));
     this.#lastSent = this.#lastReceived = clock.now();
     this.#arm();
