@@ -64,28 +64,44 @@ describe('framing - FrameDecoder', () => {
     expect(() => decoder.push(Buffer.from('ffffffff00', 'hex'))).toThrow(DecodeError);
   });
 
-  it('skips an oversized frame without buffering it, reports it, and goes on', () => {
+  it('skips an oversized frame without buffering it, reports it with its reply header whatever the cut, and goes on', () => {
     const { decoder, frames, oversized } = collector(16);
     const big = bytes().int(7).long(9n).int(0).raw(Buffer.alloc(100, 0xab)).build();
     const input = Buffer.concat([frame(Buffer.from('aa', 'hex')), frame(big), frame(Buffer.from('bb', 'hex'))]);
-    for (let cut = 0; cut <= input.length; cut += 7) {
+    for (let cut = 0; cut <= input.length; cut++) {
       frames.length = 0;
       oversized.length = 0;
       decoder.push(input.subarray(0, cut));
       decoder.push(input.subarray(cut));
       expect(frames).toEqual(['aa', 'bb']);
-      expect(oversized).toHaveLength(1);
-      expect(oversized[0]?.length).toBe(big.length);
+      expect(oversized).toEqual([{ length: big.length, header: big.subarray(0, 16).toString('hex') }]);
+      expect(decoder.idle).toBe(true);
     }
-    const whole = collector(16);
-    whole.decoder.push(input);
-    expect(whole.oversized[0]?.header).toBe(big.subarray(0, 16).toString('hex'));
+  });
+
+  it('reports an oversized frame once its 16-byte header is in, one byte at a time', () => {
+    const { decoder, oversized } = collector(8);
+    const big = bytes().int(-1).long(3n).int(0).raw(Buffer.alloc(20)).build();
+    const input = frame(big);
+    for (let i = 0; i < 4 + 15; i++) decoder.push(input.subarray(i, i + 1));
+    expect(oversized).toEqual([]);
+    decoder.push(input.subarray(19, 20));
+    expect(oversized).toEqual([{ length: big.length, header: big.subarray(0, 16).toString('hex') }]);
+  });
+
+  it('keeps a short oversized frame whole as its header', () => {
+    const { decoder, frames, oversized } = collector(2);
+    decoder.push(Buffer.concat([frame(Buffer.from('010203', 'hex')), frame(Buffer.from('04', 'hex'))]));
+    expect(oversized).toEqual([{ length: 3, header: '010203' }]);
+    expect(frames).toEqual(['04']);
   });
 
   it('does not allocate a huge claimed length', () => {
     const { decoder, oversized } = collector();
-    decoder.push(Buffer.from('7fffffff0000', 'hex'));
-    expect(oversized[0]?.length).toBe(0x7fffffff);
+    const header = bytes().int(5).long(1n).int(0).build();
+    decoder.push(Buffer.concat([Buffer.from('7fffffff', 'hex'), header, Buffer.alloc(1000)]));
+    expect(oversized).toEqual([{ length: 0x7fffffff, header: header.toString('hex') }]);
     expect(decoder.idle).toBe(false);
+    expect(process.memoryUsage().arrayBuffers).toBeLessThan(0x7fffffff);
   });
 });

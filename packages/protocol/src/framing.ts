@@ -5,14 +5,18 @@
 import { DEFAULT_MAX_FRAME_SIZE } from './constants.js';
 import { DecodeError } from './errors.js';
 
+/** How much of an oversized frame is kept for {@link FrameSink.oversize}: a reply header. */
+export const OVERSIZE_HEADER_BYTES = 16;
+
 /** Receives what the decoder finds. */
 export interface FrameSink {
   /** A whole frame's payload (without the length): a view of the chunk or a fresh buffer, never reused by the decoder. */
   frame(payload: Buffer): void;
   /**
    * A frame longer than the limit was announced. Its bytes are skipped (never buffered) and the
-   * stream continues after it; `header` holds up to its first 16 bytes (the reply header) when
-   * they arrived with the length, so the receiver can tell whose reply it was.
+   * stream continues after it. Called once its first {@link OVERSIZE_HEADER_BYTES} bytes (a reply
+   * header: xid, zxid, err) have arrived, however the stream was cut, with those bytes in
+   * `header`, so the receiver can tell whose reply it was.
    */
   oversize(length: number, header: Buffer): void;
 }
@@ -34,6 +38,10 @@ export class FrameDecoder {
   #partialHave = 0;
   /** Bytes still to skip of an oversized frame. */
   #skip = 0;
+  /** The oversized frame's first bytes, until they are all in and it is reported. */
+  #oversizeHeader: Buffer | undefined;
+  #oversizeHave = 0;
+  #oversizeLength = 0;
 
   constructor(sink: FrameSink, maxFrameSize: number = DEFAULT_MAX_FRAME_SIZE) {
     this.#sink = sink;
@@ -52,6 +60,19 @@ export class FrameDecoder {
     while (off < end) {
       if (this.#skip > 0) {
         const n = Math.min(this.#skip, end - off);
+        const header = this.#oversizeHeader;
+        if (header) {
+          const h = Math.min(header.length - this.#oversizeHave, n);
+          chunk.copy(header, this.#oversizeHave, off, off + h);
+          this.#oversizeHave += h;
+          if (this.#oversizeHave === header.length) {
+            this.#oversizeHeader = undefined;
+            this.#skip -= n;
+            off += n;
+            this.#sink.oversize(this.#oversizeLength, header);
+            continue;
+          }
+        }
         this.#skip -= n;
         off += n;
         continue;
@@ -84,9 +105,11 @@ export class FrameDecoder {
       }
       if (length < 0) throw new DecodeError(`negative frame length ${length}`, { offset: off - 4 });
       if (length > this.#max) {
-        const header = chunk.subarray(off, Math.min(end, off + 16));
+        // Only the reply header is kept (a few bytes, allocated once the length is known).
         this.#skip = length;
-        this.#sink.oversize(length, Buffer.from(header));
+        this.#oversizeLength = length;
+        this.#oversizeHeader = Buffer.alloc(Math.min(OVERSIZE_HEADER_BYTES, length));
+        this.#oversizeHave = 0;
         continue;
       }
       if (end - off >= length) {

@@ -313,6 +313,35 @@ describe('connection - requests and replies', () => {
     expect(conn.closed).toBe(false);
     expect(events.closes).toEqual([]);
   });
+
+  it('connection - an oversized reply whose header comes in a later chunk still fails only its request', async () => {
+    const { conn, peer, events } = await open({}, { maxFrameSize: 1024 });
+    const big = getData(conn, '/big');
+    const next = getData(conn, '/next');
+    const bigReq = await peer.nextRequest();
+    const nextReq = await peer.nextRequest();
+    const bigFrame = replyFrame({ xid: bigReq.xid, zxid: 7n, err: 0, body: bytes().buf(Buffer.alloc(3000)).build() });
+    peer.send(bigFrame.subarray(0, 4));
+    // Only the length so far: nothing is decided yet.
+    await new Promise((r) => setTimeout(r, 20));
+    expect(conn.pendingCount).toBe(2);
+    peer.send(bigFrame.subarray(4), replyFrame({ xid: nextReq.xid, zxid: 8n, err: 0, body: bytes().buf(Buffer.from('ok')).build() }));
+    expect(await rejection(big)).toBeInstanceOf(PacketTooLargeError);
+    await expect(next).resolves.toEqual({ zxid: 8n, err: 0, body: Buffer.from('ok') });
+    expect(events.closes).toEqual([]);
+  });
+
+  it('connection - an oversized frame that is not the oldest request\'s reply (a notification) closes the connection', async () => {
+    const { conn, peer, events } = await open({}, { maxFrameSize: 64 });
+    const pending = getData(conn, '/a');
+    await peer.nextRequest();
+    peer.notify({ type: EventType.NodeDeleted, state: KeeperState.SyncConnected, path: `/${'x'.repeat(100)}` });
+    const reason = await events.closed;
+    expect(reason).toBeInstanceOf(PacketTooLargeError);
+    const [err] = await expectAllLost([pending]);
+    expect(err?.cause).toBe(reason);
+    expect(events.notifications).toEqual([]);
+  });
 });
 
 describe('connection - notifications', () => {
