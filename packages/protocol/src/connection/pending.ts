@@ -1,9 +1,13 @@
 /**
  * Outstanding requests of one connection. ZooKeeper answers a session's requests in the order
  * it received them, so replies are matched to a FIFO: a reply must carry the xid of the oldest
- * outstanding request (Java's `ClientCnxn.readResponse` checks the same). Pings and auth packets
- * are answered out of band (the server handles them on arrival), so they wait in side queues
- * keyed by their fixed xid.
+ * outstanding request (Java's `ClientCnxn.readResponse` checks the same). Auth packets are
+ * answered on arrival by the server (`ZooKeeperServer.processPacket`, outside the request
+ * pipeline), and the Java client never puts pings or auth packets in its pending queue either,
+ * so both wait in side queues keyed by their fixed xid. SetWatches (xid -8) goes through the
+ * pipeline like any request and is answered in order, so it stays in the FIFO and is matched by
+ * its fixed xid there. Allocated xids are positive (1 .. 2^31-1, then 1 again), so they never
+ * collide with the reserved negative ones.
  */
 import { Xid } from '../constants.js';
 import type { JuteReader } from '../jute/reader.js';
