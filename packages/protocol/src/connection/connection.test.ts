@@ -266,6 +266,27 @@ describe('connection - requests and replies', () => {
     expect(conn.closed).toBe(false);
   });
 
+  it('connection - a setWatches request (fixed xid -8) is answered in order: its reply must come when it is the oldest', async () => {
+    const { conn, peer, events } = await open();
+    const a = getData(conn, '/a');
+    const watches = conn.request(OpCode.setWatches, (w) => w.writeLong(1n).writeInt(0).writeInt(0).writeInt(0), undefined, { xid: -8 });
+    const aReq = await peer.nextRequest();
+    const wReq = await peer.nextRequest();
+    expect(wReq).toMatchObject({ xid: -8, type: OpCode.setWatches });
+    peer.send(replyFrame({ xid: aReq.xid, zxid: 5n, err: 0, body: bytes().buf(null).build() }), replyFrame({ xid: -8, zxid: 5n, err: 0 }));
+    await expect(a).resolves.toMatchObject({ zxid: 5n, err: 0 });
+    await expect(watches).resolves.toEqual({ zxid: 5n, err: 0, body: undefined });
+
+    // Answered before an older request: out of order, the connection closes.
+    const b = getData(conn, '/b');
+    const again = conn.request(OpCode.setWatches, (w) => w.writeLong(1n).writeInt(0).writeInt(0).writeInt(0), undefined, { xid: -8 });
+    await peer.nextRequest();
+    await peer.nextRequest();
+    peer.send(replyFrame({ xid: -8, zxid: 6n, err: 0 }));
+    expect(await events.closed).toBeInstanceOf(DecodeError);
+    await expectAllLost([b, again]);
+  });
+
   it('connection - a request after the connection closed rejects at once with ConnectionLossError', async () => {
     const { conn, peer, events } = await open();
     peer.end();
