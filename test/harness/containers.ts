@@ -5,8 +5,9 @@
  */
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
-import { Ensemble, type ServerHandle, type ZooKeeperEnsemble } from './zookeeper.js';
-import { fourLetter, modeOf } from './fourletter.js';
+import { Ensemble, type ServerHandle, type StartOptions, type ZooKeeperEnsemble } from './zookeeper.js';
+import { probeMode } from './fourletter.js';
+import { timing, waitFor } from './timing.js';
 
 const IMAGE = process.env.ZK_IMAGE ?? 'zookeeper:3.8';
 
@@ -34,64 +35,100 @@ function tcpTarget(host: string): { host: string; port: number } | undefined {
   return m && m[1] && m[2] ? { host: m[1], port: Number(m[2]) } : undefined;
 }
 
-/** Starts `count` containers (a standalone server or an ensemble on a private network). */
-export async function startContainers(count: number, started: number): Promise<ZooKeeperEnsemble> {
+/**
+ * Starts `count` containers (a standalone server or an ensemble on a private network), with the
+ * same zoo.cfg settings as a local server (tick, session bounds, four-letter words, options.config)
+ * and options.systemProperties as JVMFLAGS. Paths in those options must exist inside the image.
+ */
+export async function startContainers(count: number, started: number, options: StartOptions = {}): Promise<ZooKeeperEnsemble> {
   const tc = await import('testcontainers');
+  const runtime = await tc.getContainerRuntimeClient();
+  const tickTime = options.tickTime ?? 500;
   const network = count > 1 ? await new tc.Network().start() : undefined;
   const servers = count > 1 ? Array.from({ length: count }, (_, i) => `server.${i + 1}=zk${i + 1}:2888:3888;2181`).join(' ') : '';
+  // The image's entrypoint appends ZOO_CFG_EXTRA (space-separated key=value) to zoo.cfg.
+  const extra = { minSessionTimeout: 2 * tickTime, maxSessionTimeout: 60_000, ...options.config };
+  const props = { 'zookeeper.extendedTypesEnabled': true, ...options.systemProperties };
+  const environment = {
+    ZOO_4LW_COMMANDS_WHITELIST: '*',
+    ZOO_ADMINSERVER_ENABLED: 'false',
+    ZOO_TICK_TIME: String(tickTime),
+    ZOO_CFG_EXTRA: Object.entries(extra).map(([k, v]) => `${k}=${v}`).join(' '),
+    JVMFLAGS: ['-Xmx256m', ...Object.entries(props).map(([k, v]) => `-D${k}=${v}`)].join(' '),
+    ...(servers ? { ZOO_SERVERS: servers, ZOO_STANDALONE_ENABLED: 'false' } : {}),
+  };
   const containers = await Promise.all(
     Array.from({ length: count }, async (_, i) => {
       let c = new tc.GenericContainer(IMAGE)
         .withExposedPorts(2181)
-        .withEnvironment({ ZOO_4LW_COMMANDS_WHITELIST: '*', ZOO_MY_ID: String(i + 1), ZOO_TICK_TIME: '500', ...(servers ? { ZOO_SERVERS: servers, ZOO_STANDALONE_ENABLED: 'false' } : {}), JVMFLAGS: '-Dzookeeper.extendedTypesEnabled=true' })
-        .withWaitStrategy(tc.Wait.forLogMessage(/binding to port|Started AdminServer|LEADING|FOLLOWING/));
+        .withEnvironment({ ...environment, ZOO_MY_ID: String(i + 1) })
+        .withWaitStrategy(tc.Wait.forLogMessage(/binding to port|LEADING|FOLLOWING/));
       if (network) c = c.withNetwork(network).withNetworkAliases(`zk${i + 1}`);
       return c.start();
     }),
   );
-  type Started = Awaited<ReturnType<InstanceType<typeof tc.GenericContainer>['start']>>;
-  const current: Array<Started | undefined> = [...containers];
+  // Stop and kill go to the engine directly: StartedTestContainer.stop() answers every later call
+  // from a cache, so a container stopped that way could be neither stopped again nor removed.
+  // Start after either is restart(), which also re-reads the host port (Docker assigns a new one).
   const handles = containers.map((container, i): ServerHandle => {
-    const host = container.getHost();
-    const port = container.getMappedPort(2181);
+    const engine = runtime.container.getById(container.getId());
     return {
       id: i + 1,
-      host,
-      port,
-      connectString: `${host}:${port}`,
-      stop: async () => void (await current[i]?.stop({ remove: false })),
-      kill: async () => void (await current[i]?.stop({ remove: false, timeout: 0 })),
+      get host() {
+        return container.getHost();
+      },
+      get port() {
+        return container.getMappedPort(2181);
+      },
+      get connectString() {
+        return `${container.getHost()}:${container.getMappedPort(2181)}`;
+      },
+      stop: async () => {
+        await runtime.container.stop(engine, { timeout: 10 });
+      },
+      kill: async () => {
+        await engine.kill({ signal: 'SIGKILL' }).catch(() => undefined); // already stopped
+        await engine.wait();
+      },
       start: async () => {
-        await current[i]?.restart();
+        if ((await runtime.container.inspect(engine)).State.Running) return;
+        await container.restart();
+        await waitFor(`container ${i + 1} to answer srvr`, async () => ((await probeMode(container.getHost(), container.getMappedPort(2181))) === 'down' ? undefined : true), timing(60_000));
       },
       restart: async () => {
-        await current[i]?.restart();
+        await runtime.container.stop(engine, { timeout: 10 });
+        await container.restart();
+        await waitFor(`container ${i + 1} to answer srvr`, async () => ((await probeMode(container.getHost(), container.getMappedPort(2181))) === 'down' ? undefined : true), timing(60_000));
       },
-      mode: async () => {
-        try {
-          return modeOf(await fourLetter(host, port, 'srvr')) ?? 'down';
-        } catch {
-          return 'down';
-        }
-      },
+      mode: async () => probeMode(container.getHost(), container.getMappedPort(2181), 2000),
       logs: async () => {
-        const stream = await current[i]?.logs();
-        if (!stream) return '';
+        const stream = await container.logs();
         const chunks: string[] = [];
         await new Promise<void>((resolve) => {
-          stream.on('data', (d: Buffer) => chunks.push(d.toString()));
+          stream.on('data', (d: Buffer | string) => chunks.push(d.toString()));
           stream.on('end', () => resolve());
-          setTimeout(resolve, 500);
+          stream.on('error', () => resolve());
+          // The log stream follows the container: take what arrived and stop listening.
+          setTimeout(() => {
+            (stream as { destroy?: () => void }).destroy?.();
+            resolve();
+          }, 500);
         });
         return chunks.join('');
       },
     };
   });
   const ensemble = new Ensemble(handles, 'testcontainers', true, async () => {
-    await Promise.all(current.map((c) => c?.stop()));
+    await Promise.all(containers.map((c) => c.stop({ timeout: 0 })));
     await network?.stop();
   });
-  await ensemble.waitForQuorum();
+  try {
+    await ensemble.waitForQuorum();
+  } catch (err) {
+    const logs = await ensemble.logs();
+    await ensemble.close();
+    throw new Error(`ZooKeeper containers (${IMAGE}) did not start: ${(err as Error).message}\n${logs.slice(-4000)}`);
+  }
   ensemble.startMs = performance.now() - started;
   return ensemble;
 }

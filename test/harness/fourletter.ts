@@ -29,3 +29,21 @@ export function fourLetter(host: string, port: number, word: string, timeoutMs =
 export function modeOf(srvr: string): string | undefined {
   return /^Mode: (\S+)/m.exec(srvr)?.[1];
 }
+
+/** What a server is, by its `srvr` answer; `down` when it does not answer or is not serving. */
+export type ServerMode = 'leader' | 'follower' | 'standalone' | 'observer' | 'read-only' | 'down';
+
+const MODES: ReadonlySet<string> = new Set<ServerMode>(['leader', 'follower', 'standalone', 'observer', 'read-only']);
+
+/**
+ * Asks host:port for `srvr` and returns its mode. A server still electing answers with
+ * AbstractFourLetterCommand.ZK_NOT_SERVING and no Mode line: that counts as `down`.
+ */
+export async function probeMode(host: string, port: number, timeoutMs = 1000): Promise<ServerMode> {
+  try {
+    const mode = modeOf(await fourLetter(host, port, 'srvr', timeoutMs));
+    return mode !== undefined && MODES.has(mode) ? (mode as ServerMode) : 'down';
+  } catch {
+    return 'down';
+  }
+}

@@ -7,7 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fourLetter, modeOf } from './fourletter.js';
+import { fourLetter, modeOf, probeMode, type ServerMode } from './fourletter.js';
 import { timing, waitFor } from './timing.js';
 
 /** What to run a server with. */
@@ -23,8 +23,16 @@ export const INSTALL_HINT =
   'or set ZOOKEEPER_HOME to an unpacked Apache ZooKeeper release, or set ZK_CONNECT=host:port to use a running ensemble ' +
   '(or run `bash scripts/install-zookeeper.sh`).';
 
-/** Finds java and the ZooKeeper jars, or undefined. */
+let found: { key: string; install: LocalInstall | undefined } | undefined;
+
+/** Finds java and the ZooKeeper jars, or undefined (remembered per JAVA_HOME/ZOOKEEPER_HOME: `java -version` costs a JVM start). */
 export function findLocalInstall(): LocalInstall | undefined {
+  const key = `${process.env.JAVA_HOME ?? ''}\0${process.env.ZOOKEEPER_HOME ?? ''}`;
+  if (found?.key !== key) found = { key, install: lookForInstall() };
+  return found.install;
+}
+
+function lookForInstall(): LocalInstall | undefined {
   const java = process.env.JAVA_HOME ? join(process.env.JAVA_HOME, 'bin', 'java') : 'java';
   if (spawnSync(java, ['-version'], { stdio: 'ignore' }).status !== 0) return undefined;
   const home = process.env.ZOOKEEPER_HOME;
@@ -68,7 +76,8 @@ export interface LocalServerConfig {
 const children = new Set<ChildProcess>();
 let exitHookInstalled = false;
 
-// A test run that crashes must not leave Java processes behind.
+// A test run that ends without closing its ensembles must not leave Java processes behind.
+// An 'exit' hook covers a normal exit, process.exit() and an uncaught exception.
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
@@ -77,11 +86,25 @@ function installExitHook(): void {
   });
 }
 
+// A process killed by a signal (a vitest worker SIGKILLed on timeout, Ctrl-C on a parent) runs no
+// hook at all, so each server also gets a watchdog: a detached shell that SIGKILLs the server
+// once this Node process is gone, and exits by itself when the server does. It polls once a
+// second: a leaked server lives at most that long after its owner.
+const WATCHDOG = 'while kill -0 "$1" 2>/dev/null; do kill -0 "$2" 2>/dev/null || exit 0; sleep 1; done; kill -9 "$2" 2>/dev/null';
+
+function startWatchdog(serverPid: number): void {
+  const dog = spawn('/bin/sh', ['-c', WATCHDOG, 'zk-harness-watchdog', String(process.pid), String(serverPid)], { detached: true, stdio: 'ignore' });
+  dog.on('error', () => {}); // no /bin/sh: the exit hook is all there is
+  dog.unref();
+}
+
 /** One local ZooKeeper server process. */
 export class LocalServer {
   readonly #config: LocalServerConfig;
   #child: ChildProcess | undefined;
   #exited: Promise<void> | undefined;
+  /** Rejects when the current process exits (never resolves). */
+  #failure: Promise<never> | undefined;
 
   constructor(config: LocalServerConfig) {
     this.#config = config;
@@ -92,6 +115,10 @@ export class LocalServer {
   }
   get port(): number {
     return this.#config.ports.client;
+  }
+  /** The running server's process id. */
+  get pid(): number | undefined {
+    return this.#child?.pid;
   }
   get running(): boolean {
     return this.#child !== undefined;
@@ -118,6 +145,7 @@ export class LocalServer {
     child.stderr?.on('data', (d: Buffer) => stderr.length < 64 && stderr.push(d));
     this.#child = child;
     children.add(child);
+    if (child.pid !== undefined) startWatchdog(child.pid);
     this.#exited = new Promise<void>((resolve) =>
       child.once('exit', () => {
         children.delete(child);
@@ -125,15 +153,21 @@ export class LocalServer {
         resolve();
       }),
     );
+    this.#failure = this.#exited.then(() => {
+      throw new Error(`server ${c.id} exited (${child.exitCode !== null ? `code ${child.exitCode}` : child.signalCode}) while starting: ${Buffer.concat(stderr).toString().slice(0, 2000)}${lastLines(this.logs(), 15)}`);
+    });
+    this.#failure.catch(() => {}); // observed only while someone waits on it
     if (options.waitForMode === false) return;
-    await waitFor(
-      `server ${c.id} on port ${c.ports.client} to answer srvr`,
-      async () => {
-        if (!this.#child) throw new Error(`server ${c.id} exited: ${Buffer.concat(stderr).toString().slice(0, 2000)}`);
-        return modeOf(await fourLetter('127.0.0.1', c.ports.client, 'srvr', 1000));
-      },
-      timing(60_000),
-    );
+    await this.whileRunning(waitFor(`server ${c.id} on port ${c.ports.client} to answer srvr`, async () => modeOf(await fourLetter('127.0.0.1', c.ports.client, 'srvr', 1000)), timing(60_000)));
+  }
+
+  /**
+   * Resolves as `wait` does, or rejects as soon as this server's process exits first (a bind
+   * failure, a bad config): no waiting out a deadline for a server that is gone.
+   */
+  whileRunning<T>(wait: Promise<T>): Promise<T> {
+    if (!this.#child || !this.#failure) return wait;
+    return Promise.race([wait, this.#failure]);
   }
 
   /** SIGTERM, then waits for the process to exit. */
@@ -155,14 +189,10 @@ export class LocalServer {
     clearTimeout(timer);
   }
 
-  /** `leader`, `follower`, `standalone`, `observer`, `read-only`, or `down`. */
-  async mode(): Promise<string> {
+  /** What `srvr` says the server is; `down` when it is not running or not serving. */
+  async mode(): Promise<ServerMode> {
     if (!this.#child) return 'down';
-    try {
-      return modeOf(await fourLetter('127.0.0.1', this.port, 'srvr', 1000)) ?? 'down';
-    } catch {
-      return 'down';
-    }
+    return probeMode('127.0.0.1', this.port, 1000);
   }
 
   /** The server's log so far. */
@@ -194,4 +224,9 @@ export class LocalServer {
     await writeFile(join(c.dir, 'zoo.cfg'), Object.entries(lines).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
     if (c.members.length > 0) await writeFile(join(data, 'myid'), `${c.id}\n`);
   }
+}
+
+function lastLines(text: string, n: number): string {
+  const lines = text.trimEnd().split('\n');
+  return text ? `\n${lines.slice(-n).join('\n')}` : '';
 }

@@ -7,7 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dockerAvailable, startContainers } from './containers.js';
-import { findLocalInstall, INSTALL_HINT, LocalServer, type ServerPorts } from './local-install.js';
+import { findLocalInstall, INSTALL_HINT, LocalServer, type LocalInstall, type ServerPorts } from './local-install.js';
+import { probeMode, type ServerMode } from './fourletter.js';
 import { freePorts } from './ports.js';
 import { timing, waitFor } from './timing.js';
 
@@ -27,8 +28,10 @@ export interface ServerHandle {
   start(): Promise<void>;
   /** stop() then start(). */
   restart(): Promise<void>;
-  /** `leader`, `follower`, `standalone`, `observer`, `read-only`, or `down`. */
-  mode(): Promise<string>;
+  /** The process id of a local server while it runs (undefined for containers and external servers). */
+  readonly pid?: number | undefined;
+  /** What `srvr` says: `leader`, `follower`, `standalone`, `observer`, `read-only`; `down` when stopped or not serving. */
+  mode(): Promise<ServerMode>;
   /** The server's log so far. */
   logs(): Promise<string>;
 }
@@ -67,17 +70,38 @@ export interface StartOptions {
   own?: boolean;
 }
 
-/** Starts (or finds) a ZooKeeper ensemble. */
+/**
+ * Starts (or finds) a ZooKeeper ensemble and resolves once it serves: every server answers
+ * `srvr` with a mode and, for an ensemble, a leader has a quorum of followers.
+ * Without ZK_CONNECT, Docker or a local install, fails with {@link INSTALL_HINT}.
+ */
 export async function startZooKeeper(options: StartOptions = {}): Promise<ZooKeeperEnsemble> {
   const count = options.servers ?? 1;
+  if (![1, 3, 5].includes(count)) throw new Error(`servers must be 1, 3 or 5 (got ${String(count)})`);
   const external = process.env.ZK_CONNECT;
   if (external && !options.own) return externalEnsemble(external);
   const started = performance.now();
-  if (await dockerAvailable()) return startContainers(count, started);
+  if (await dockerAvailable()) return startContainers(count, started, options);
   const install = findLocalInstall();
   if (!install) throw new Error(INSTALL_HINT);
+  // The ports are free when chosen, but another process may bind one before Java does; such a
+  // start fails with a BindException and is retried on fresh ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startLocal(count, options, install, started);
+    } catch (err) {
+      if (attempt >= 3 || !(err instanceof PortConflictError)) throw err;
+    }
+  }
+}
+
+/** A server could not bind one of its ports. */
+class PortConflictError extends Error {}
+
+async function startLocal(count: number, options: StartOptions, install: LocalInstall, started: number): Promise<Ensemble> {
   const tickTime = options.tickTime ?? 500;
   const dir = await mkdtemp(join(tmpdir(), 'zk-harness-'));
+  // Every port of the ensemble is chosen before any config is written.
   const portList = await freePorts(count * 3);
   const members = Array.from({ length: count }, (_, i) => ({
     id: i + 1,
@@ -102,12 +126,16 @@ export async function startZooKeeper(options: StartOptions = {}): Promise<ZooKee
     await rm(dir, { recursive: true, force: true });
   });
   try {
+    // All JVMs start at once; an ensemble member answers srvr only after the election, so only
+    // a standalone server is waited on per server, an ensemble as a whole.
     await Promise.all(servers.map((s) => s.start({ waitForMode: count === 1 })));
-    await ensemble.waitForQuorum();
+    // Any server exiting (a port taken meanwhile) fails the start at once.
+    await servers.reduce<Promise<unknown>>((wait, s) => s.whileRunning(wait), ensemble.waitForQuorum());
   } catch (err) {
     const logs = await ensemble.logs();
     await ensemble.close();
-    throw new Error(`ZooKeeper (${install.description}) did not start: ${(err as Error).message}\n${logs.slice(-4000)}`);
+    const message = `ZooKeeper (${install.description}) did not start: ${(err as Error).message}\n${logs.slice(-4000)}`;
+    throw /BindException|Address already in use/.test(logs) ? new PortConflictError(message) : new Error(message);
   }
   ensemble.startMs = performance.now() - started;
   return ensemble;
@@ -116,6 +144,9 @@ export async function startZooKeeper(options: StartOptions = {}): Promise<ZooKee
 function localHandle(server: LocalServer): ServerHandle {
   return {
     id: server.id,
+    get pid() {
+      return server.pid;
+    },
     host: '127.0.0.1',
     port: server.port,
     connectString: `127.0.0.1:${server.port}`,
@@ -208,14 +239,7 @@ function externalEnsemble(connect: string): ZooKeeperEnsemble {
       kill: cannot('kill'),
       start: cannot('start'),
       restart: cannot('restart'),
-      mode: async () => {
-        const { fourLetter, modeOf } = await import('./fourletter.js');
-        try {
-          return modeOf(await fourLetter(host, port, 'srvr')) ?? 'down';
-        } catch {
-          return 'down';
-        }
-      },
+      mode: () => probeMode(host, port, 2000),
       logs: async () => '(external server: no logs)',
     };
   });

@@ -1,6 +1,9 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fourLetter, modeOf, startZooKeeper, TcpProxy, waitFor, type ZooKeeperEnsemble } from '../../harness/index.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { fourLetter, modeOf, startZooKeeper, TcpProxy, timing, waitFor, type ZooKeeperEnsemble } from '../../harness/index.js';
 
 const external = process.env.ZK_CONNECT;
 
@@ -135,10 +138,95 @@ describe('harness - proxy', () => {
     await proxy.close();
   });
 
-  it.skipIf(external)('proxies a ZooKeeper four-letter word', async () => {
-    await using zk = await startZooKeeper({ servers: 1 });
-    const proxy = await TcpProxy.start({ host: zk.servers[0]!.host, port: zk.servers[0]!.port });
-    expect(modeOf(await fourLetter('127.0.0.1', proxy.port, 'srvr'))).toBe('standalone');
-    await proxy.close();
+  describe('to a real ZooKeeper server', () => {
+    let proxy: TcpProxy;
+
+    beforeAll(async () => {
+      // The shared server (or the first host of ZK_CONNECT).
+      const first = inject('zkConnect').split('/')[0]!.split(',')[0]!;
+      const colon = first.lastIndexOf(':');
+      proxy = await TcpProxy.start({ host: first.slice(0, colon), port: Number(first.slice(colon + 1)) });
+    });
+
+    afterAll(async () => {
+      await proxy.close();
+    });
+
+    /** Sends srvr through the proxy; `answered` flips when the answer is complete. */
+    function srvr(): { answer: Promise<string>; answered: () => boolean } {
+      let done = false;
+      const answer = fourLetter('127.0.0.1', proxy.port, 'srvr', timing(30_000)).finally(() => (done = true));
+      answer.catch(() => {});
+      return { answer, answered: () => done };
+    }
+
+    it('passes a four-letter word through', async () => {
+      expect(modeOf(await fourLetter('127.0.0.1', proxy.port, 'srvr'))).toMatch(/^(standalone|leader|follower|observer)$/);
+    });
+
+    it('holds the request while up is paused and the answer while down is paused', async () => {
+      proxy.pause('up');
+      const a = srvr();
+      await waitFor('the request to be held', () => (proxy.heldBytes('up') === 4 ? true : undefined));
+      expect(a.answered()).toBe(false);
+      proxy.resume('up');
+      expect(modeOf(await a.answer)).toBeDefined();
+
+      proxy.pause('down');
+      const b = srvr();
+      // The whole answer arrives at the proxy and stays there (the server has closed its side).
+      await waitFor('the answer to be held', () => (proxy.heldBytes('down') > 0 && proxy.connectionCount === 1 ? true : undefined));
+      expect(b.answered()).toBe(false);
+      const held = proxy.heldBytes('down');
+      proxy.resume('down');
+      const answer = await b.answer;
+      expect(Buffer.byteLength(answer)).toBeGreaterThanOrEqual(held);
+      expect(modeOf(answer)).toBeDefined();
+    });
+
+    it('cut resets a connection whose request is held', async () => {
+      proxy.pause('up');
+      const a = srvr();
+      await waitFor('the request to be held', () => (proxy.heldBytes('up') === 4 ? true : undefined));
+      proxy.cut();
+      proxy.resume();
+      await expect(a.answer).rejects.toMatchObject({ code: 'ECONNRESET' });
+      expect(proxy.connectionCount).toBe(0);
+      expect(modeOf(await fourLetter('127.0.0.1', proxy.port, 'srvr'))).toBeDefined();
+    });
   });
+});
+
+describe.skipIf(external)('harness - crash safety', () => {
+  const dist = fileURLToPath(new URL('../../dist/harness/index.js', import.meta.url));
+
+  it.skipIf(!existsSync(dist))('a SIGKILLed owner does not leave its Java server behind (needs `tsc -b`)', async () => {
+    // A separate Node process starts a server with the built harness, reports the server's pid,
+    // and is killed with SIGKILL: no exit hook runs, only the watchdog can clean up.
+    const script = `const { startZooKeeper } = await import(${JSON.stringify(pathToFileURL(dist).href)}); const zk = await startZooKeeper({ servers: 1, own: true }); console.log(zk.servers[0].pid); setInterval(() => {}, 1000);`;
+    const owner = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const ownerExit = new Promise((r) => owner.once('exit', r));
+    const pid = Number(await new Promise<string>((resolve, reject) => {
+      owner.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim()));
+      owner.once('exit', () => reject(new Error('owner exited before starting a server')));
+    }));
+    expect(alive(pid)).toBe(true);
+    owner.kill('SIGKILL');
+    await ownerExit;
+    await waitFor('the orphaned server to die', () => (alive(pid) ? undefined : true), timing(10_000));
+  }, 60_000);
+
+  /** A zombie (not reaped where PID 1 does not reap) counts as dead. */
+  function alive(pid: number): boolean {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return false;
+    }
+    try {
+      return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    } catch {
+      return false;
+    }
+  }
 });
