@@ -4,16 +4,20 @@
  * detached `serve` process, which stops them (and removes their data) when told to.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startZooKeeper } from '@zk/test/harness';
 
 interface State {
+  /** The detached `serve` process that owns the servers. */
   pid: number;
   servers: number;
   connectString: string;
   startedAt: string;
+  startMs: number;
+  /** Each server: id, client port, Java process id. */
+  members: Array<{ id: number; port: number; pid: number | undefined }>;
 }
 
 const args = process.argv.slice(2);
@@ -71,8 +75,17 @@ async function start(): Promise<number> {
 async function serve(): Promise<void> {
   const servers = Number(option('servers', '1')) as 1 | 3 | 5;
   const ensemble = await startZooKeeper({ servers, own: true });
-  const state: State = { pid: process.pid, servers, connectString: ensemble.connectString, startedAt: new Date().toISOString() };
-  writeFileSync(stateFile, JSON.stringify(state, null, 2));
+  const state: State = {
+    pid: process.pid,
+    servers,
+    connectString: ensemble.connectString,
+    startedAt: new Date().toISOString(),
+    startMs: Math.round(ensemble.startMs),
+    members: ensemble.servers.map((s) => ({ id: s.id, port: s.port, pid: s.pid })),
+  };
+  // Written whole then renamed: `start` polls for this file and must never read half of it.
+  writeFileSync(`${stateFile}.tmp`, JSON.stringify(state, null, 2));
+  renameSync(`${stateFile}.tmp`, stateFile);
   const stop = async () => {
     await ensemble.close();
     rmSync(stateFile, { force: true });
@@ -91,6 +104,10 @@ async function stop(): Promise<number> {
   process.kill(state.pid, 'SIGTERM');
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline && readState()) await new Promise((r) => setTimeout(r, 100));
+  if (readState()) {
+    process.stderr.write(`still running after 30 s (pid ${state.pid})\n`);
+    return 1;
+  }
   process.stderr.write('stopped\n');
   return 0;
 }
@@ -102,6 +119,7 @@ function status(): number {
     return 1;
   }
   process.stdout.write(`${state.servers} server(s) at ${state.connectString} (pid ${state.pid}, since ${state.startedAt})\n`);
+  for (const m of state.members ?? []) process.stdout.write(`  server ${m.id}: port ${m.port}, java pid ${m.pid ?? '?'}\n`);
   return 0;
 }
 

@@ -3,7 +3,7 @@
  */
 export { startZooKeeper, type ServerHandle, type StartOptions, type ZooKeeperEnsemble } from './zookeeper.js';
 export { TcpProxy } from './proxy.js';
-export { fourLetter, modeOf } from './fourletter.js';
+export { fourLetter, modeOf, probeMode, type ServerMode } from './fourletter.js';
 export { freePorts } from './ports.js';
 export { findLocalInstall, INSTALL_HINT } from './local-install.js';
 export { dockerAvailable } from './containers.js';

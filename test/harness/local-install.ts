@@ -71,6 +71,8 @@ export interface LocalServerConfig {
   readonly extraConfig: Readonly<Record<string, string | number>>;
   /** Extra JVM system properties (`-Dk=v`). */
   readonly systemProperties: Readonly<Record<string, string | number | boolean>>;
+  /** A directory to remove if this process dies without closing the server (the ensemble's temp dir). */
+  readonly ownedDir?: string;
 }
 
 const children = new Set<ChildProcess>();
@@ -90,10 +92,11 @@ function installExitHook(): void {
 // hook at all, so each server also gets a watchdog: a detached shell that SIGKILLs the server
 // once this Node process is gone, and exits by itself when the server does. It polls once a
 // second: a leaked server lives at most that long after its owner.
-const WATCHDOG = 'while kill -0 "$1" 2>/dev/null; do kill -0 "$2" 2>/dev/null || exit 0; sleep 1; done; kill -9 "$2" 2>/dev/null';
+// It then removes the ensemble's data directory, which close() would have removed.
+const WATCHDOG = 'while kill -0 "$1" 2>/dev/null; do kill -0 "$2" 2>/dev/null || exit 0; sleep 1; done; kill -9 "$2" 2>/dev/null; sleep 1; [ -n "$3" ] && rm -rf -- "$3"';
 
-function startWatchdog(serverPid: number): void {
-  const dog = spawn('/bin/sh', ['-c', WATCHDOG, 'zk-harness-watchdog', String(process.pid), String(serverPid)], { detached: true, stdio: 'ignore' });
+function startWatchdog(serverPid: number, removeDir: string): void {
+  const dog = spawn('/bin/sh', ['-c', WATCHDOG, 'zk-harness-watchdog', String(process.pid), String(serverPid), removeDir], { detached: true, stdio: 'ignore' });
   dog.on('error', () => {}); // no /bin/sh: the exit hook is all there is
   dog.unref();
 }
@@ -145,7 +148,7 @@ export class LocalServer {
     child.stderr?.on('data', (d: Buffer) => stderr.length < 64 && stderr.push(d));
     this.#child = child;
     children.add(child);
-    if (child.pid !== undefined) startWatchdog(child.pid);
+    if (child.pid !== undefined) startWatchdog(child.pid, c.ownedDir ?? '');
     this.#exited = new Promise<void>((resolve) =>
       child.once('exit', () => {
         children.delete(child);

@@ -113,6 +113,7 @@ async function startLocal(count: number, options: StartOptions, install: LocalIn
         install,
         id: m.id,
         dir: join(dir, `server-${m.id}`),
+        ownedDir: dir,
         ports: m.ports,
         members: count === 1 ? [] : members,
         tickTime,

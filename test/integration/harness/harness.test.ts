@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ZooKeeper } from '@zk/protocol';
 import { fourLetter, modeOf, startZooKeeper, TcpProxy, timing, waitFor, type ZooKeeperEnsemble } from '../../harness/index.js';
 
 const external = process.env.ZK_CONNECT;
@@ -50,9 +52,26 @@ describe.skipIf(external)('harness - servers (skipped on an external ensemble: t
 
   it('stop and restart keep a server’s data', async () => {
     const s = standalone.servers[0]!;
+    const before = await ZooKeeper.connect(s.connectString);
+    await before.create('/kept', Buffer.from('across a restart'));
+    await before.close();
+    const pid = s.pid;
     await s.restart();
+    expect(s.pid).not.toBe(pid);
     expect(await s.mode()).toBe('standalone');
-    expect(await standalone.logs()).toContain('server 1');
+    const after = await ZooKeeper.connect(s.connectString);
+    expect((await after.getData('/kept')).data.toString()).toBe('across a restart');
+    await after.close();
+    expect(await standalone.logs()).toContain('--- server 1');
+  });
+
+  it('stop takes a server down until start', async () => {
+    const follower = (await Promise.all(ensemble.servers.map(async (s) => ((await s.mode()) === 'follower' ? s : undefined)))).find(Boolean)!;
+    await follower.stop();
+    expect(follower.pid).toBeUndefined();
+    expect(await follower.mode()).toBe('down');
+    await follower.start();
+    expect(await follower.mode()).toBe('follower');
   });
 });
 
@@ -211,9 +230,14 @@ describe.skipIf(external)('harness - crash safety', () => {
       owner.once('exit', () => reject(new Error('owner exited before starting a server')));
     }));
     expect(alive(pid)).toBe(true);
+    // The server's last argument is its zoo.cfg, in <ensemble dir>/server-1/.
+    const cfg = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).at(-1)!;
+    const ensembleDir = dirname(dirname(cfg));
+    expect(existsSync(ensembleDir)).toBe(true);
     owner.kill('SIGKILL');
     await ownerExit;
     await waitFor('the orphaned server to die', () => (alive(pid) ? undefined : true), timing(10_000));
+    await waitFor('its data directory to be removed', () => (existsSync(ensembleDir) ? undefined : true), timing(10_000));
   }, 60_000);
 
   /** A zombie (not reaped where PID 1 does not reap) counts as dead. */
