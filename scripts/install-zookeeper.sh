@@ -5,9 +5,13 @@
 # `libcurator-recipes-java` packages; elsewhere it says what to install.
 set -euo pipefail
 
-have_java() { command -v java >/dev/null 2>&1 && java -version >/dev/null 2>&1; }
+# The harness runs $JAVA_HOME/bin/java when JAVA_HOME is set, else java from PATH: check the same one.
+java_cmd="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+have_java() { command -v "$java_cmd" >/dev/null 2>&1 && "$java_cmd" -version >/dev/null 2>&1; }
 have_zk() {
-  { [ -n "${ZOOKEEPER_HOME:-}" ] && ls "$ZOOKEEPER_HOME"/lib/zookeeper-*.jar "$ZOOKEEPER_HOME"/zookeeper-*.jar >/dev/null 2>&1; } ||
+  # An Apache release keeps zookeeper-<version>.jar in lib/ (older ones at the top): either will do,
+  # as in the harness (test/harness/local-install.ts).
+  { [ -n "${ZOOKEEPER_HOME:-}" ] && compgen -G "$ZOOKEEPER_HOME/lib/zookeeper-[0-9]*.jar" >/dev/null || compgen -G "${ZOOKEEPER_HOME:-/nonexistent}/zookeeper-[0-9]*.jar" >/dev/null; } ||
     [ -f /usr/share/java/zookeeper.jar ]
 }
 have_curator() { [ -f /usr/share/java/curator-recipes.jar ]; }
@@ -27,6 +31,10 @@ if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
   apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >&2
   # The zookeeper package may start a system service; the harness runs its own servers on free ports.
   (systemctl stop zookeeper || service zookeeper stop || true) >/dev/null 2>&1
+  if ! have_java; then
+    echo "[install-zookeeper] $java_cmd does not run${JAVA_HOME:+ (JAVA_HOME=$JAVA_HOME: unset it or point it at a JDK 11+)}" >&2
+    exit 1
+  fi
   exit 0
 fi
 

@@ -4,7 +4,7 @@
  * `java ... QuorumPeerMain zoo.cfg` child process with its own data directory.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fourLetter, modeOf, probeMode, type ServerMode } from './fourletter.js';
@@ -15,6 +15,8 @@ export interface LocalInstall {
   readonly java: string;
   readonly classpath: string;
   readonly description: string;
+  /** JVM properties this install needs (its logging configuration). */
+  readonly systemProperties?: Readonly<Record<string, string>>;
 }
 
 /** The message when no server can be had. */
@@ -37,8 +39,16 @@ function lookForInstall(): LocalInstall | undefined {
   if (spawnSync(java, ['-version'], { stdio: 'ignore' }).status !== 0) return undefined;
   const home = process.env.ZOOKEEPER_HOME;
   if (home) {
-    const jars = [home, join(home, 'lib')].filter(existsSync).flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith('.jar')).map((f) => join(dir, f)));
-    if (jars.some((j) => /zookeeper-\d/.test(j))) return { java, classpath: jars.join(':'), description: `ZOOKEEPER_HOME=${home}` };
+    const dirs = [home, join(home, 'lib')].filter(existsSync);
+    const names = dirs.flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith('.jar')).map((f) => ({ dir, f })));
+    if (names.some(({ f }) => /^zookeeper-\d/.test(f))) {
+      // A release logs through logback to the console with its conf/logback.xml (3.8+; older
+      // releases use log4j, conf/log4j.properties); the console goes to console.log in the data dir.
+      const logback = join(home, 'conf', 'logback.xml');
+      const log4j = join(home, 'conf', 'log4j.properties');
+      const systemProperties: Record<string, string> | undefined = existsSync(logback) ? { 'logback.configurationFile': logback } : existsSync(log4j) ? { 'log4j.configuration': `file:${log4j}` } : undefined;
+      return { java, classpath: names.map(({ dir, f }) => join(dir, f)).join(':'), description: `ZOOKEEPER_HOME=${home}`, ...(systemProperties ? { systemProperties } : {}) };
+    }
   }
   // Debian's zookeeper.jar lists most dependencies in its manifest's Class-Path, but not
   // netty-codec and netty-resolver, which the Netty connection factory (TLS) needs; slf4j-simple
@@ -129,6 +139,9 @@ export class LocalServer {
   get logFile(): string {
     return join(this.#config.dir, 'zookeeper.log');
   }
+  get #consoleFile(): string {
+    return join(this.#config.dir, 'console.log');
+  }
 
   /** Writes the config (once) and starts the process; resolves when it answers `srvr` with a mode. */
   async start(options: { waitForMode?: boolean } = {}): Promise<void> {
@@ -140,10 +153,14 @@ export class LocalServer {
       'zookeeper.admin.enableServer': false,
       'org.slf4j.simpleLogger.logFile': this.logFile,
       'org.slf4j.simpleLogger.showDateTime': true,
+      ...c.install.systemProperties,
       ...c.systemProperties,
     };
     const args = ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', ...Object.entries(props).map(([k, v]) => `-D${k}=${v}`), '-cp', c.install.classpath, 'org.apache.zookeeper.server.quorum.QuorumPeerMain', join(c.dir, 'zoo.cfg')];
-    const child = spawn(c.install.java, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    // Whatever a logger writes to the console (an Apache release's logback) lands in console.log.
+    const out = openSync(this.#consoleFile, 'a');
+    const child = spawn(c.install.java, args, { stdio: ['ignore', out, 'pipe'] });
+    closeSync(out);
     const stderr: Buffer[] = [];
     child.stderr?.on('data', (d: Buffer) => stderr.length < 64 && stderr.push(d));
     this.#child = child;
@@ -200,7 +217,7 @@ export class LocalServer {
 
   /** The server's log so far. */
   logs(): string {
-    return existsSync(this.logFile) ? readFileSync(this.logFile, 'utf8') : '';
+    return [this.logFile, this.#consoleFile].map((f) => (existsSync(f) ? readFileSync(f, 'utf8') : '')).join('');
   }
 
   async #writeConfig(): Promise<void> {
