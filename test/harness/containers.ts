@@ -5,6 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { Ensemble, type ServerHandle, type StartOptions, type ZooKeeperEnsemble } from './zookeeper.js';
 import { probeMode } from './fourletter.js';
 import { timing, waitFor } from './timing.js';
@@ -15,7 +17,15 @@ const IMAGE = process.env.ZK_IMAGE ?? 'zookeeper:3.8';
 export async function dockerAvailable(): Promise<boolean> {
   if (process.env.ZK_NO_DOCKER === '1') return false;
   const host = process.env.DOCKER_HOST;
-  const socketPath = host?.startsWith('unix://') ? host.slice('unix://'.length) : host ? undefined : '/var/run/docker.sock';
+  // Without DOCKER_HOST, the sockets Testcontainers also looks at: the system engine, rootless
+  // Docker, Docker Desktop. A missing socket costs one stat, not a timeout.
+  const candidates = [
+    '/var/run/docker.sock',
+    ...(process.env.XDG_RUNTIME_DIR ? [join(process.env.XDG_RUNTIME_DIR, 'docker.sock')] : []),
+    join(homedir(), '.docker', 'run', 'docker.sock'),
+  ];
+  const socketPath = host?.startsWith('unix://') ? host.slice('unix://'.length) : host ? undefined : candidates.find((p) => existsSync(p));
+  if (!host && !socketPath) return false;
   if (socketPath && !existsSync(socketPath)) return false;
   const target = socketPath ? { socketPath } : tcpTarget(host as string);
   if (!target) return false;

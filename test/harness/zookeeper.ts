@@ -38,7 +38,7 @@ export interface ServerHandle {
 
 /** A running ensemble (or an external one). */
 export interface ZooKeeperEnsemble extends AsyncDisposable {
-  /** Every server, comma-separated. */
+  /** Every server, comma-separated (with ZK_CONNECT's chroot, if it has one). */
   readonly connectString: string;
   readonly servers: readonly ServerHandle[];
   readonly source: 'external' | 'testcontainers' | 'local';
@@ -172,15 +172,18 @@ export class Ensemble implements ZooKeeperEnsemble {
   readonly #close: () => Promise<void>;
   #closed = false;
 
-  constructor(servers: readonly ServerHandle[], source: ZooKeeperEnsemble['source'], canKill: boolean, close: () => Promise<void>) {
+  readonly #chroot: string;
+
+  constructor(servers: readonly ServerHandle[], source: ZooKeeperEnsemble['source'], canKill: boolean, close: () => Promise<void>, chroot = '') {
     this.servers = servers;
+    this.#chroot = chroot;
     this.source = source;
     this.canKill = canKill;
     this.#close = close;
   }
 
   get connectString(): string {
-    return this.servers.map((s) => s.connectString).join(',');
+    return this.servers.map((s) => s.connectString).join(',') + this.#chroot;
   }
 
   async leader(): Promise<ServerHandle | undefined> {
@@ -223,7 +226,9 @@ export class Ensemble implements ZooKeeperEnsemble {
 }
 
 function externalEnsemble(connect: string): ZooKeeperEnsemble {
-  const hosts = connect.split('/')[0]?.split(',') ?? [];
+  const slash = connect.indexOf('/');
+  const hosts = (slash < 0 ? connect : connect.slice(0, slash)).split(',').filter(Boolean);
+  const chroot = slash < 0 ? '' : connect.slice(slash);
   const cannot = (what: string) => async () => {
     throw new Error(`cannot ${what} a server of the external ensemble in ZK_CONNECT`);
   };
@@ -244,5 +249,5 @@ function externalEnsemble(connect: string): ZooKeeperEnsemble {
       logs: async () => '(external server: no logs)',
     };
   });
-  return new Ensemble(servers, 'external', false, async () => {});
+  return new Ensemble(servers, 'external', false, async () => {}, chroot);
 }
