@@ -123,9 +123,11 @@ export class LocalServer {
     this.#config = config;
   }
 
+  /** The server id (`myid`). */
   get id(): number {
     return this.#config.id;
   }
+  /** The client port. */
   get port(): number {
     return this.#config.ports.client;
   }
@@ -133,9 +135,11 @@ export class LocalServer {
   get pid(): number | undefined {
     return this.#child?.pid;
   }
+  /** True from start() until the process exits. */
   get running(): boolean {
     return this.#child !== undefined;
   }
+  /** The server's own log (slf4j-simple, Debian jars). */
   get logFile(): string {
     return join(this.#config.dir, 'zookeeper.log');
   }

@@ -16,7 +16,9 @@ import { timing, waitFor } from './timing.js';
 export interface ServerHandle {
   /** The server id (`myid`), from 1. */
   readonly id: number;
+  /** Where its client port is reachable (127.0.0.1 for local servers). */
   readonly host: string;
+  /** Its client port (for a container, the mapped host port, which changes on restart). */
   readonly port: number;
   /** `host:port` of this server alone. */
   readonly connectString: string;
@@ -44,7 +46,7 @@ export interface ZooKeeperEnsemble extends AsyncDisposable {
   readonly source: 'external' | 'testcontainers' | 'local';
   /** False for an external ensemble: tests that kill servers must skip. */
   readonly canKill: boolean;
-  /** Milliseconds from the call to every server answering. */
+  /** Milliseconds from the startZooKeeper call until the ensemble served (0 for an external one). */
   readonly startMs: number;
   /** The current leader (or the standalone server). */
   leader(): Promise<ServerHandle | undefined>;
