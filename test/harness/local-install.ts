@@ -103,7 +103,9 @@ function installExitHook(): void {
 // once this Node process is gone, and exits by itself when the server does. It polls once a
 // second: a leaked server lives at most that long after its owner.
 // It then removes the ensemble's data directory, which close() would have removed.
-const WATCHDOG = 'while kill -0 "$1" 2>/dev/null; do kill -0 "$2" 2>/dev/null || exit 0; sleep 1; done; kill -9 "$2" 2>/dev/null; sleep 1; [ -n "$3" ] && rm -rf -- "$3"';
+// The server is checked first: once it is gone the watchdog leaves, and never signals a pid that
+// may since belong to another process.
+const WATCHDOG = 'while kill -0 "$2" 2>/dev/null; do if ! kill -0 "$1" 2>/dev/null; then kill -9 "$2"; sleep 1; [ -n "$3" ] && rm -rf -- "$3"; exit 0; fi; sleep 1; done';
 
 function startWatchdog(serverPid: number, removeDir: string): void {
   const dog = spawn('/bin/sh', ['-c', WATCHDOG, 'zk-harness-watchdog', String(process.pid), String(serverPid), removeDir], { detached: true, stdio: 'ignore' });
