@@ -1,0 +1,353 @@
+/**
+ * Wire compatibility with Apache Curator 5: Java processes (InterProcessMutex,
+ * InterProcessReadWriteLock from Debian's libcurator-recipes-java) and Node processes (@zk/locks)
+ * take the same lock paths. Exclusion is checked without clocks by marker files created with
+ * exclusive create inside every critical section (see java/CuratorParticipant.java); the shared
+ * queue order is checked by handing a lock from Node to Java to Node and back.
+ */
+import { execFileSync, spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Mutex, ReadWriteLock, type Lease } from '@zk/locks';
+import { waitFor } from '../harness/index.js';
+import { connectString, TestSpace } from '../harness/fixtures.js';
+
+const JARS = '/usr/share/java';
+// curator-recipes.jar's manifest Class-Path brings curator-client, curator-framework, guava,
+// slf4j-api, zookeeper and zookeeper-jute; slf4j-nop keeps Curator's logging off stderr.
+const CURATOR = `${JARS}/curator-recipes.jar`;
+const SLF4J_NOP = `${JARS}/slf4j-nop.jar`;
+const JAVA_SOURCE = fileURLToPath(new URL('./java/CuratorParticipant.java', import.meta.url));
+const NODE_PARTICIPANT = fileURLToPath(new URL('./node-participant.mjs', import.meta.url));
+
+const missing =
+  spawnSync('javac', ['-version'], { stdio: 'ignore' }).status !== 0
+    ? 'javac is not installed'
+    : !existsSync(CURATOR)
+      ? `${CURATOR} is missing (apt-get install libcurator-recipes-java)`
+      : undefined;
+
+/** A v4 UUID, as both Java's UUID.randomUUID() and node:crypto's randomUUID() make them. */
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';
+const nodeName = (lockName: string) => new RegExp(`^_c_${UUID}-${lockName}\\d{10}$`);
+
+type Lang = 'java' | 'node';
+type Mode = 'mutex' | 'read' | 'write' | 'rw-mixed' | 'none';
+interface Result {
+  id: string;
+  acquisitions: number;
+  violations: number;
+}
+
+let classDir = '';
+let space: TestSpace;
+const started = new Set<Participant>();
+
+/** One participant process; its stdout lines can be awaited. */
+class Participant {
+  readonly proc: ChildProcessWithoutNullStreams;
+  readonly exited: Promise<number | null>;
+  #out = '';
+  #err = '';
+  #exitCode: number | null | undefined;
+  #waiters: (() => void)[] = [];
+
+  constructor(
+    readonly lang: Lang,
+    args: string[],
+  ) {
+    this.proc =
+      lang === 'java'
+        ? spawn('java', ['-cp', [classDir, CURATOR, SLF4J_NOP].join(':'), 'CuratorParticipant', ...args])
+        : spawn(process.execPath, [NODE_PARTICIPANT, ...args], { cwd: fileURLToPath(new URL('..', import.meta.url)) });
+    started.add(this);
+    this.proc.stdout.on('data', (d: Buffer) => {
+      this.#out += d.toString();
+      this.#wake();
+    });
+    this.proc.stderr.on('data', (d: Buffer) => (this.#err += d.toString()));
+    this.exited = new Promise((resolve) =>
+      this.proc.once('close', (code) => {
+        this.#exitCode = code;
+        started.delete(this);
+        this.#wake();
+        resolve(code);
+      }),
+    );
+  }
+
+  /** The lines printed so far. */
+  get lines(): string[] {
+    return this.#out.split('\n').filter((l) => l !== '');
+  }
+
+  /** Resolves once the process has printed `line`; rejects if it exits first. */
+  until(line: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        if (this.lines.includes(line)) return resolve();
+        if (this.#exitCode !== undefined) return reject(new Error(`${this.lang} participant exited ${this.#exitCode} before ${line}: ${this.#err.slice(-2000)}`));
+        this.#waiters.push(check);
+      };
+      check();
+    });
+  }
+
+  send(line: string): void {
+    this.proc.stdin.write(`${line}\n`);
+  }
+
+  /** The final JSON line of a counted run; rejects unless the process exited 0. */
+  async result(): Promise<Result> {
+    const code = await this.exited;
+    if (code !== 0) throw new Error(`${this.lang} participant exited ${code}: ${this.#err.slice(-2000)}`);
+    return JSON.parse(this.lines.at(-1) ?? '') as Result;
+  }
+
+  #wake(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const w of waiters) w();
+  }
+}
+
+interface Run {
+  results: Result[];
+  /** The holds in the order they happened, from the shared append-only log. */
+  holds: { id: string; kind: 'r' | 'w' }[];
+  ms: number;
+}
+
+/**
+ * Starts every participant on `path`, waits until all are connected, releases them at once, and
+ * collects their results and the shared hold log.
+ */
+async function contend(path: string, specs: { id: string; mode: Mode; iterations: number }[]): Promise<Run> {
+  const markers = mkdtempSync(join(tmpdir(), 'zk-interop-markers-'));
+  try {
+    const connect = `${connectString()}${space.root}`;
+    const ps = specs.map((s) => new Participant(s.id.startsWith('j') ? 'java' : 'node', [connect, path, s.mode, String(s.iterations), markers, s.id]));
+    await Promise.all(ps.map((p) => p.until('READY')));
+    const t0 = performance.now();
+    for (const p of ps) p.send('go');
+    const results = await Promise.all(ps.map((p) => p.result()));
+    const ms = Math.round(performance.now() - t0);
+    const holds = readFileSync(join(markers, 'log'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => {
+        const [id = '', kind] = l.split(' ');
+        return { id, kind: kind as 'r' | 'w' };
+      });
+    return { results, holds, ms };
+  } finally {
+    rmSync(markers, { recursive: true, force: true });
+  }
+}
+
+/** How often consecutive holds in the log pass from one language to the other. */
+function handOvers(holds: Run['holds']): { javaToNode: number; nodeToJava: number } {
+  let javaToNode = 0;
+  let nodeToJava = 0;
+  for (let i = 1; i < holds.length; i++) {
+    const [a, b] = [holds[i - 1]!.id[0], holds[i]!.id[0]];
+    if (a === 'j' && b === 'n') javaToNode++;
+    if (a === 'n' && b === 'j') nodeToJava++;
+  }
+  return { javaToNode, nodeToJava };
+}
+
+/** Holds per participant id, counted from the log rather than taken from the participant. */
+function holdsById(holds: Run['holds']): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const h of holds) counts[h.id] = (counts[h.id] ?? 0) + 1;
+  return counts;
+}
+
+/** The lock's children in creation order (by the server's sequence suffix). */
+async function queue(path: string): Promise<string[]> {
+  const admin = await space.admin();
+  const children = await admin.getChildren(`${space.root}${path}`).catch(() => [] as string[]);
+  return children.sort((a, b) => (a.slice(-10) < b.slice(-10) ? -1 : 1));
+}
+
+function queued(path: string, n: number): Promise<string[]> {
+  return waitFor(`${n} nodes under ${path}`, async () => {
+    const q = await queue(path);
+    return q.length === n ? q : undefined;
+  }, 30_000, 20);
+}
+
+/** A Java participant that takes `mode` on `path` once and holds it until told to release. */
+function javaHolder(path: string, mode: 'mutex' | 'read' | 'write'): Participant {
+  return new Participant('java', [`${connectString()}${space.root}`, path, mode, 'hold', tmpdir(), `j-${mode}`]);
+}
+
+/** An acquire whose progress the test can observe without awaiting it. */
+function track(attempt: Promise<Lease>): { lease: Promise<Lease>; held: () => boolean } {
+  let held = false;
+  const lease = attempt.then((l) => ((held = true), l));
+  return { lease, held: () => held };
+}
+
+describe.skipIf(missing !== undefined)(`interop - Curator 5 and @zk/locks on the same paths${missing ? ` (skipped: ${missing})` : ''}`, () => {
+  beforeAll(() => {
+    classDir = mkdtempSync(join(tmpdir(), 'zk-interop-classes-'));
+    execFileSync('javac', ['-nowarn', '-d', classDir, '-cp', CURATOR, JAVA_SOURCE], { stdio: 'pipe' });
+  }, 120_000);
+
+  afterAll(() => {
+    if (classDir) rmSync(classDir, { recursive: true, force: true });
+  });
+
+  beforeEach(async () => {
+    space = new TestSpace();
+    await space.admin();
+  });
+
+  afterEach(async () => {
+    for (const p of started) p.proc.kill('SIGKILL');
+    await Promise.all([...started].map((p) => p.exited));
+    const { leakedWatches } = await space.close();
+    expect(leakedWatches).toBe(0);
+  });
+
+  it('mutex - InterProcessMutex and Mutex exclude each other: 3 Java + 3 Node processes, 100 holds each', async () => {
+    const ids = ['j1', 'j2', 'j3', 'n1', 'n2', 'n3'];
+    const run = await contend('/interop/mutex', ids.map((id) => ({ id, mode: 'mutex', iterations: 100 })));
+    const crossings = handOvers(run.holds);
+    console.log(`interop mutex: ${run.holds.length} holds by ${ids.length} processes in ${run.ms} ms, hand-overs ${JSON.stringify(crossings)}, ${JSON.stringify(run.results)}`);
+    expect(run.results.map((r) => [r.id, r.acquisitions])).toEqual(ids.map((id) => [id, 100]));
+    expect(run.results.map((r) => r.violations)).toEqual(ids.map(() => 0));
+    expect(holdsById(run.holds)).toEqual(Object.fromEntries(ids.map((id) => [id, 100])));
+    // The lock really passed between the languages, both ways.
+    expect(crossings.javaToNode).toBeGreaterThan(0);
+    expect(crossings.nodeToJava).toBeGreaterThan(0);
+    expect(await queue('/interop/mutex')).toEqual([]);
+  }, 120_000);
+
+  it('read-write - InterProcessReadWriteLock and ReadWriteLock keep readers and writers apart: 2 Java + 2 Node, mixed holds', async () => {
+    const ids = ['j1', 'j2', 'n1', 'n2'];
+    const run = await contend('/interop/rw', ids.map((id) => ({ id, mode: 'rw-mixed', iterations: 100 })));
+    const crossings = handOvers(run.holds);
+    const kinds = (lang: string, kind: string) => run.holds.filter((h) => h.id.startsWith(lang) && h.kind === kind).length;
+    console.log(
+      `interop read-write: ${run.holds.length} holds (java r/w ${kinds('j', 'r')}/${kinds('j', 'w')}, node r/w ${kinds('n', 'r')}/${kinds('n', 'w')}) in ${run.ms} ms, hand-overs ${JSON.stringify(crossings)}, ${JSON.stringify(run.results)}`,
+    );
+    expect(run.results.map((r) => [r.id, r.acquisitions])).toEqual(ids.map((id) => [id, 100]));
+    expect(run.results.map((r) => r.violations)).toEqual(ids.map(() => 0));
+    expect(holdsById(run.holds)).toEqual(Object.fromEntries(ids.map((id) => [id, 100])));
+    for (const lang of ['j', 'n']) for (const kind of ['r', 'w']) expect(kinds(lang, kind)).toBeGreaterThan(0);
+    expect(crossings.javaToNode).toBeGreaterThan(0);
+    expect(crossings.nodeToJava).toBeGreaterThan(0);
+    expect(await queue('/interop/rw')).toEqual([]);
+  }, 120_000);
+
+  it('marker check - catches overlapping holders when no lock is taken (negative control)', async () => {
+    const ids = ['j1', 'n1'];
+    const run = await contend('/interop/none', ids.map((id) => ({ id, mode: 'none', iterations: 200 })));
+    console.log(`interop control: ${JSON.stringify(run.results)} in ${run.ms} ms`);
+    expect(run.results.reduce((n, r) => n + r.violations, 0)).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('mutex - one queue across languages: Node holds, Java then Node wait; the lock goes to Java, then to Node', async () => {
+    const [a, b] = [await space.client(), await space.client()];
+    const path = '/interop/order-node-first';
+    const first = await new Mutex(a, path).acquire();
+    const java = javaHolder(path, 'mutex');
+    const [ours, javas] = await queued(path, 2);
+    const second = track(new Mutex(b, path).acquire());
+    const names = await queued(path, 3);
+    expect(names.slice(0, 2)).toEqual([ours, javas]);
+    for (const n of names) expect(n).toMatch(nodeName('lock-'));
+
+    await first.release();
+    await java.until('ACQUIRED');
+    expect(second.held()).toBe(false);
+    expect(await queue(path)).toEqual(names.slice(1));
+    java.send('release');
+    const lease = await second.lease;
+    expect(await queue(path)).toEqual(names.slice(2));
+    await lease.release();
+    expect(await java.exited).toBe(0);
+    expect(await queue(path)).toEqual([]);
+  });
+
+  it('mutex - one queue across languages: Java holds, Node then Java wait; the lock goes to Node, then to Java', async () => {
+    const zk = await space.client();
+    const path = '/interop/order-java-first';
+    const first = javaHolder(path, 'mutex');
+    await first.until('ACQUIRED');
+    const waiter = track(new Mutex(zk, path).acquire());
+    await queued(path, 2);
+    const last = javaHolder(path, 'mutex');
+    const names = await queued(path, 3);
+    for (const n of names) expect(n).toMatch(nodeName('lock-'));
+
+    first.send('release');
+    const lease = await waiter.lease;
+    expect(await first.exited).toBe(0);
+    expect(await queue(path)).toEqual(names.slice(1));
+    expect(last.lines).not.toContain('ACQUIRED');
+    await lease.release();
+    await last.until('ACQUIRED');
+    last.send('release');
+    expect(await last.exited).toBe(0);
+    expect(await queue(path)).toEqual([]);
+  });
+
+  it('read-write - readers share across languages, and a reader queued behind a writer of the other language waits for it', async () => {
+    const [a, b] = [await space.client(), await space.client()];
+    const path = '/interop/order-rw';
+    const nodeRead = await new ReadWriteLock(a, path).readLock().acquire();
+    const javaRead = javaHolder(path, 'read');
+    await javaRead.until('ACQUIRED'); // two readers, one from each language, hold at once
+    const javaWrite = javaHolder(path, 'write');
+    await queued(path, 3);
+    const lateRead = track(new ReadWriteLock(b, path).readLock().acquire());
+    const names = await queued(path, 4);
+    expect(names.map((n) => (nodeName('__READ__').test(n) ? 'read' : nodeName('__WRIT__').test(n) ? 'write' : n))).toEqual(['read', 'read', 'write', 'read']);
+
+    await nodeRead.release();
+    javaRead.send('release');
+    expect(await javaRead.exited).toBe(0);
+    await javaWrite.until('ACQUIRED');
+    // The Node reader came after the Java writer, so it must still be waiting.
+    expect(lateRead.held()).toBe(false);
+    javaWrite.send('release');
+    const lease = await lateRead.lease;
+    expect(await javaWrite.exited).toBe(0);
+    await lease.release();
+    expect(await queue(path)).toEqual([]);
+  });
+
+  it('read-write - a Java reader queued behind a Node writer waits for it', async () => {
+    const [a, b] = [await space.client(), await space.client()];
+    const path = '/interop/order-rw-node-writer';
+    const javaRead = javaHolder(path, 'read');
+    await javaRead.until('ACQUIRED');
+    const nodeWrite = track(new ReadWriteLock(a, path).writeLock().acquire());
+    await queued(path, 2);
+    const lateRead = javaHolder(path, 'read');
+    const names = await queued(path, 3);
+    expect(names.map((n) => (nodeName('__READ__').test(n) ? 'read' : nodeName('__WRIT__').test(n) ? 'write' : n))).toEqual(['read', 'write', 'read']);
+
+    javaRead.send('release');
+    const lease = await nodeWrite.lease;
+    expect(await javaRead.exited).toBe(0);
+    expect(lateRead.lines).not.toContain('ACQUIRED');
+    // A Node reader arriving now queues behind the Java reader, which is behind nothing but the writer.
+    const nodeRead = track(new ReadWriteLock(b, path).readLock().acquire());
+    await queued(path, 3);
+    expect(nodeRead.held()).toBe(false);
+    await lease.release();
+    await lateRead.until('ACQUIRED');
+    await (await nodeRead.lease).release();
+    lateRead.send('release');
+    expect(await lateRead.exited).toBe(0);
+    expect(await queue(path)).toEqual([]);
+  });
+});
