@@ -133,7 +133,7 @@ export async function startContainers(count: number, started: number, options: S
     await network?.stop();
   });
   try {
-    await ensemble.waitForQuorum();
+    await ensemble.waitForQuorum(undefined, { all: true });
   } catch (err) {
     const logs = await ensemble.logs();
     await ensemble.close();

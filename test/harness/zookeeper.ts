@@ -50,8 +50,11 @@ export interface ZooKeeperEnsemble extends AsyncDisposable {
   readonly startMs: number;
   /** The current leader (or the standalone server). */
   leader(): Promise<ServerHandle | undefined>;
-  /** Waits until the servers that are up agree on a leader (a quorum serves). */
-  waitForQuorum(timeoutMs?: number): Promise<ServerHandle>;
+  /**
+   * Waits until the servers that are up agree on a leader (a quorum serves). With `all`, every
+   * server must be serving (as after a start), not only a majority.
+   */
+  waitForQuorum(timeoutMs?: number, options?: { all?: boolean }): Promise<ServerHandle>;
   /** Every server's log, headed by its id. */
   logs(): Promise<string>;
   /** Stops everything and removes the data directories. */
@@ -133,7 +136,7 @@ async function startLocal(count: number, options: StartOptions, install: LocalIn
     // a standalone server is waited on per server, an ensemble as a whole.
     await Promise.all(servers.map((s) => s.start({ waitForMode: count === 1 })));
     // Any server exiting (a port taken meanwhile) fails the start at once.
-    await servers.reduce<Promise<unknown>>((wait, s) => s.whileRunning(wait), ensemble.waitForQuorum());
+    await servers.reduce<Promise<unknown>>((wait, s) => s.whileRunning(wait), ensemble.waitForQuorum(undefined, { all: true }));
   } catch (err) {
     const logs = await ensemble.logs();
     await ensemble.close();
@@ -194,11 +197,13 @@ export class Ensemble implements ZooKeeperEnsemble {
     return i < 0 ? undefined : this.servers[i];
   }
 
-  async waitForQuorum(timeoutMs = timing(60_000)): Promise<ServerHandle> {
+  async waitForQuorum(timeoutMs = timing(60_000), options: { all?: boolean } = {}): Promise<ServerHandle> {
     return waitFor(
-      'a leader with followers',
+      options.all ? 'every server to serve' : 'a leader with followers',
       async () => {
         const modes = await Promise.all(this.servers.map((s) => s.mode()));
+        // 'down' covers both a closed port and a server that answers srvr without serving yet.
+        if (options.all && modes.includes('down')) return undefined;
         const up = modes.filter((m) => m !== 'down');
         if (up.length === 0) return undefined;
         const leader = modes.findIndex((m) => m === 'leader' || m === 'standalone');

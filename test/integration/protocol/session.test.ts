@@ -29,7 +29,7 @@ describe.skipIf(external)('session - failover on a 3-node ensemble (skipped on a
     for (const zk of clients.splice(0)) await zk.close();
     for (const p of proxies.splice(0)) await p.close();
     for (const s of ensemble.servers) if ((await s.mode()) === 'down') await s.start();
-    await ensemble.waitForQuorum();
+    await ensemble.waitForQuorum(undefined, { all: true });
   });
 
   afterAll(async () => {
