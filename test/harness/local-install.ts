@@ -83,7 +83,14 @@ export interface LocalServerConfig {
   readonly systemProperties: Readonly<Record<string, string | number | boolean>>;
   /** A directory to remove if this process dies without closing the server (the ensemble's temp dir). */
   readonly ownedDir?: string;
+  /** JVM options replacing the start-fast defaults (heap, GC, JIT level). */
+  readonly jvmOptions?: readonly string[] | undefined;
+  /** A CPU list for `taskset -c`: the server runs on those cores only. */
+  readonly cpus?: string | undefined;
 }
+
+/** The harness's JVM defaults: a small heap and the C1 JIT only start a server fast, which tests want more than throughput. */
+export const START_FAST_JVM_OPTIONS: readonly string[] = ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1'];
 
 const children = new Set<ChildProcess>();
 let exitHookInstalled = false;
@@ -162,10 +169,11 @@ export class LocalServer {
       ...c.install.systemProperties,
       ...c.systemProperties,
     };
-    const args = ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', ...Object.entries(props).map(([k, v]) => `-D${k}=${v}`), '-cp', c.install.classpath, 'org.apache.zookeeper.server.quorum.QuorumPeerMain', join(c.dir, 'zoo.cfg')];
+    const args = [...(c.jvmOptions ?? START_FAST_JVM_OPTIONS), ...Object.entries(props).map(([k, v]) => `-D${k}=${v}`), '-cp', c.install.classpath, 'org.apache.zookeeper.server.quorum.QuorumPeerMain', join(c.dir, 'zoo.cfg')];
     // Whatever a logger writes to the console (an Apache release's logback) lands in console.log.
     const out = openSync(this.#consoleFile, 'a');
-    const child = spawn(c.install.java, args, { stdio: ['ignore', out, 'pipe'] });
+    const [command, argv] = c.cpus === undefined ? [c.install.java, args] : ['taskset', ['-c', c.cpus, c.install.java, ...args]];
+    const child = spawn(command, argv, { stdio: ['ignore', out, 'pipe'] });
     closeSync(out);
     const stderr: Buffer[] = [];
     child.stderr?.on('data', (d: Buffer) => stderr.length < 64 && stderr.push(d));

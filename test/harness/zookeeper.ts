@@ -73,6 +73,13 @@ export interface StartOptions {
   systemProperties?: Record<string, string | number | boolean>;
   /** Ignore ZK_CONNECT and start servers (for tests that must kill them). */
   own?: boolean;
+  /**
+   * JVM options for local servers, replacing the defaults that favour a fast start (a small
+   * heap, the C1 JIT only): the bench passes the JVM's own defaults for full speed.
+   */
+  jvmOptions?: readonly string[];
+  /** Local servers only: run them under `taskset -c <cpus>` (the bench's pinned mode). */
+  cpus?: string;
 }
 
 /**
@@ -124,6 +131,8 @@ async function startLocal(count: number, options: StartOptions, install: LocalIn
         tickTime,
         extraConfig: options.config ?? {},
         systemProperties: { 'zookeeper.extendedTypesEnabled': true, ...options.systemProperties },
+        jvmOptions: options.jvmOptions,
+        cpus: options.cpus,
       }),
   );
   const handles = servers.map(localHandle);
