@@ -51,9 +51,10 @@ export interface HeldNode {
 export async function acquireNode(spec: AcquireSpec): Promise<HeldNode> {
   const deadline = spec.timeout === undefined ? undefined : Date.now() + spec.timeout;
   spec.signal?.throwIfAborted();
-  const { node, children } = await createQueued(spec);
+  const queued = await createQueued(spec);
+  const node = queued.node;
   try {
-    await waitForTurn(spec, node, children, deadline);
+    await waitForTurn(spec, node, queued, deadline);
     return node;
   } catch (err) {
     await deleteQuietly(spec.zk, node.nodePath, err);
@@ -62,7 +63,7 @@ export async function acquireNode(spec: AcquireSpec): Promise<HeldNode> {
 }
 
 /** Creates our protected ephemeral-sequential node and lists the queue in the same round trip. */
-async function createQueued(spec: AcquireSpec): Promise<{ node: HeldNode; children: string[] }> {
+async function createQueued(spec: AcquireSpec): Promise<{ node: HeldNode; children?: string[] | undefined }> {
   const { zk, path, driver } = spec;
   const attemptId = newAttemptId();
   const prefix = `${path}/${protectedName(attemptId, driver.lockName)}`;
@@ -108,12 +109,18 @@ async function recoverProtected(zk: ZooKeeper, path: string, attemptId: string):
   return undefined;
 }
 
-/** Loops until the driver says we hold the lock. */
-async function waitForTurn(spec: AcquireSpec, node: HeldNode, first: string[], deadline: number | undefined): Promise<void> {
+/**
+ * Loops until the driver says we hold the lock. The listing is dropped before waiting: with
+ * thousands of waiters, each one keeping its copy of the queue would cost memory quadratic in
+ * the queue's length.
+ */
+async function waitForTurn(spec: AcquireSpec, node: HeldNode, first: { children?: string[] | undefined }, deadline: number | undefined): Promise<void> {
   const { zk, path, driver } = spec;
-  let children = first;
+  let children = first.children ?? [];
+  first.children = undefined;
   for (;;) {
     const decision = driver.decide(sortChildren(children, driver.sortNames), node.name);
+    children = [];
     if (decision.kind === 'holds') return;
     if (decision.kind === 'lost') throw new LeaseLostError(path, `our lock node ${node.nodePath} is gone (session expired, or deleted by someone else)`, { cause: new NoNodeError(undefined, { path: node.nodePath }) });
     if (deadline !== undefined && Date.now() >= deadline) throw new LockTimeoutError(path, spec.timeout ?? 0);
