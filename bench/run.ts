@@ -1,122 +1,131 @@
 /**
- * The bench (first part): raw client workloads, ours and node-zookeeper-client's side by side on
- * the same server in the same run, plus the uncontended lock acquire. Medians of several
- * repetitions with their spread; nothing here passes or fails.
+ * The bench: raw client, lock and scale workloads against real ZooKeeper servers, ours side by
+ * side with node-zookeeper-client, ZooKeeper's Java client and Curator in the same run.
+ * Medians of several repetitions with their spread; nothing here passes or fails.
  *
- *   node bench/dist/run.js [--connect host:port] [--reps 5] [--quick]
+ *   node --expose-gc bench/dist/run.js [--connect hosts] [--reps 5] [--quick] [--only regex]
+ *                                      [--no-ensemble] [--no-java] [--pinned]
  *
- * Without --connect (or ZK_CONNECT) it starts a local standalone server.
+ * Without --connect (or ZK_CONNECT) it starts a local standalone server (every workload) and a
+ * local 3-node ensemble (the main raw and lock workloads again, marked "3-node").
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { mkdirSync, writeFileSync, copyFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { CreateMode, ZooKeeper } from '@zk/protocol';
-import { ExclusiveLock, Mutex, ReadWriteLock } from '@zk/locks';
-import { startZooKeeper } from '@zk/test/harness';
-import { measure, summarize, type Sample } from './lib/stats.js';
-import { connectNzc } from './peers/nzc.js';
+import { ZooKeeper } from '@zk/protocol';
+import { startZooKeeper, type ZooKeeperEnsemble } from '@zk/test/harness';
+import { Bench } from './lib/bench.js';
+import { renderJson, renderMarkdown, type ReportMeta } from './lib/report.js';
+import { renderSvg } from './lib/svg.js';
+import { startJavaDriver, type JavaDriver } from './peers/java.js';
+import { connectNzc, type NzcClient } from './peers/nzc.js';
+import { lockWorkloads } from './workloads/locks.js';
+import { rawWorkloads } from './workloads/raw.js';
+import { scaleWorkloads } from './workloads/scale.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? args[i + 1] : undefined;
 };
-const quick = args.includes('--quick');
+const flag = (name: string) => args.includes(`--${name}`);
+if (flag('help')) {
+  process.stdout.write(`usage: node --expose-gc bench/dist/run.js [--connect hosts] [--reps N] [--quick] [--only regex] [--no-ensemble] [--no-java] [--pinned]\n`);
+  process.exit(0);
+}
+const quick = flag('quick');
 const reps = Number(opt('reps') ?? (quick ? 2 : 5));
-const scale = quick ? 0.2 : 1;
+const only = opt('only');
 const connectArg = opt('connect') ?? process.env.ZK_CONNECT;
 
-interface Row {
-  workload: string;
-  client: string;
-  summary: ReturnType<typeof summarize>;
-}
-const rows: Row[] = [];
-
-const ensemble = connectArg ? undefined : await startZooKeeper({ servers: 1, own: true });
-const connect = connectArg ?? (ensemble as NonNullable<typeof ensemble>).connectString;
-const base = `/bench-${process.pid}`;
-
-async function run(workload: string, client: string, count: number, outstanding: number, op: () => Promise<unknown>): Promise<void> {
-  await compare(workload, count, outstanding, [[client, op]]);
+// Pinned mode: the servers on the first half of the cores, this process (and the Java driver it
+// starts) on the other half, so client CPU and server CPU do not compete.
+const cores = availableParallelism();
+const serverCpus = `0-${Math.max(0, Math.floor(cores / 2) - 1)}`;
+const clientCpus = `${Math.floor(cores / 2)}-${cores - 1}`;
+const pinned = flag('pinned');
+if (pinned && process.env.ZK_BENCH_PINNED !== '1') {
+  if (cores < 2) throw new Error('--pinned needs at least 2 cores');
+  const r = spawnSync('taskset', ['-c', clientCpus, process.execPath, ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: { ...process.env, ZK_BENCH_PINNED: '1' } });
+  if (r.error) throw new Error(`--pinned needs taskset (util-linux): ${r.error.message}`);
+  process.exit(r.status ?? 1);
 }
 
-/**
- * Runs each client's repetitions interleaved (A B A B ...), so a server that warms up (JIT) or
- * drifts over the run favours no client; one warm-up each, not reported.
- */
-async function compare(workload: string, count: number, outstanding: number, clients: ReadonlyArray<readonly [string, () => Promise<unknown>]>): Promise<void> {
-  for (const [, op] of clients) await measure(Math.max(100, Math.round(count / 5)), outstanding, op);
-  const samples = clients.map((): Sample[] => []);
-  for (let r = 0; r < reps; r++) {
-    const order = r % 2 === 0 ? clients.map((_, i) => i) : clients.map((_, i) => clients.length - 1 - i);
-    for (const i of order) samples[i]!.push(await measure(count, outstanding, clients[i]![1]));
+const bench = new Bench(reps, quick ? 0.2 : 1, only ? new RegExp(only) : undefined);
+if (!(globalThis as { gc?: unknown }).gc) process.stderr.write('note: run node with --expose-gc for steadier heap figures\n');
+const started: ZooKeeperEnsemble[] = [];
+const serverOptions = { own: true, jvmOptions: ['-Xmx1g'], ...(pinned ? { cpus: serverCpus } : {}) } as const;
+let serverDescription = 'external';
+const versions: Record<string, string> = { 'node-zookeeper-client': '1.1.3' };
+
+/** Every workload (or, for an ensemble pass, the main ones) against `connect`. */
+async function pass(connect: string, full: boolean): Promise<void> {
+  const base = `/bench-${process.pid}-${Date.now()}`;
+  const zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+  let nzc: NzcClient | undefined;
+  let java: JavaDriver | undefined;
+  try {
+    nzc = await connectNzc(connect);
+    if (!flag('no-java')) {
+      const driver = await startJavaDriver(connect);
+      if ('skipped' in driver) bench.skipped['ZooKeeper Java client, Curator'] = driver.skipped;
+      else {
+        java = driver;
+        for (const [k, v] of Object.entries(driver.versions)) versions[k === 'zookeeper' ? 'ZooKeeper Java client' : k === 'curator' ? 'Curator' : k] = v;
+      }
+    } else bench.skipped['ZooKeeper Java client, Curator'] = '--no-java';
+    await zk.create(base);
+    await rawWorkloads(bench, { connect, zk, nzc, java }, base);
+    await lockWorkloads(bench, connect, zk, java, base);
+    if (full) await scaleWorkloads(bench, connect, zk, base);
+  } finally {
+    nzc?.close();
+    await java?.close();
+    await zk.close();
   }
-  clients.forEach(([client], i) => {
-    rows.push({ workload, client, summary: summarize(samples[i]!) });
-    process.stderr.write(`  ${workload} / ${client}: ${Math.round(rows.at(-1)!.summary.opsPerSec.median)} ops/s\n`);
-  });
 }
 
 try {
-  process.stderr.write(`bench against ${connect} (${reps} repetitions${quick ? ', quick' : ''})\n`);
-  const zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
-  const nzc = await connectNzc(connect);
-  await zk.create(base);
-  await zk.create(`${base}/node`, Buffer.alloc(100, 7));
-  const n1 = Math.round(3000 * scale);
-  const n64 = Math.round(40_000 * scale);
-
-  await compare('getData 100 B, 1 outstanding', n1, 1, [
-    ['ours', () => zk.getData(`${base}/node`)],
-    ['node-zookeeper-client', () => nzc.getData(`${base}/node`)],
-  ]);
-  await compare('getData 100 B, 64 outstanding', n64, 64, [
-    ['ours', () => zk.getData(`${base}/node`)],
-    ['node-zookeeper-client', () => nzc.getData(`${base}/node`)],
-  ]);
-  const payload = Buffer.alloc(100, 1);
-  await compare('setData 100 B, 64 outstanding', n64 / 2, 64, [
-    ['ours', () => zk.setData(`${base}/node`, payload)],
-    ['node-zookeeper-client', () => nzc.setData(`${base}/node`, payload)],
-  ]);
-  await compare('exists (missing), 1 outstanding', n1, 1, [
-    ['ours', () => zk.exists(`${base}/missing`)],
-    ['node-zookeeper-client', () => nzc.exists(`${base}/missing`)],
-  ]);
-  await compare('create+delete ephemeral, 1 outstanding', n1 / 2, 1, [
-    ['ours', async () => zk.delete(await zk.create(`${base}/e`, null, { mode: CreateMode.EPHEMERAL }))],
-    ['node-zookeeper-client', async () => nzc.remove(await nzc.createEphemeral(`${base}/e`))],
-  ]);
-
-  const mutex = new Mutex(zk, `${base}/locks/mutex`);
-  const exclusive = new ExclusiveLock(zk, `${base}/locks/exclusive/lock`);
-  const write = new ReadWriteLock(zk, `${base}/locks/rw`).writeLock();
-  for (const [name, lock] of [['Mutex', mutex], ['ExclusiveLock', exclusive], ['write lock', write]] as const) {
-    await run(`uncontended acquire+release: ${name}`, 'ours', n1 / 2, 1, async () => (await lock.acquire()).release());
+  process.stderr.write(`bench: ${reps} repetitions${quick ? ', quick' : ''}${pinned ? `, pinned (servers on cores ${serverCpus}, clients on ${clientCpus})` : ''}\n`);
+  if (connectArg) {
+    await pass(connectArg, true);
+  } else {
+    const standalone = await startZooKeeper({ servers: 1, ...serverOptions });
+    started.push(standalone);
+    serverDescription = 'local ZooKeeper standalone';
+    await pass(standalone.connectString, true);
+    await standalone.close();
+    if (!flag('no-ensemble')) {
+      const ensemble = await startZooKeeper({ servers: 3, ...serverOptions });
+      started.push(ensemble);
+      serverDescription += ', then a local 3-node ensemble';
+      bench.suffix = ' (3-node)';
+      bench.select(/^(getData 100 B|create\+delete|uncontended acquire\+release: Mutex|contended Mutex, 8)/);
+      await pass(ensemble.connectString, false);
+    }
   }
-  nzc.close();
-  await zk.close();
 } finally {
-  await ensemble?.close();
+  await Promise.all(started.map((e) => e.close()));
 }
 
-const fmt = (n: number | undefined, digits = 0) => (n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits));
-const lines = [
-  '| workload | client | ops/s (median, min-max) | p50 µs | p99 µs | p999 µs | client CPU µs/op |',
-  '| --- | --- | --- | --- | --- | --- | --- |',
-  ...rows.map(({ workload, client, summary: s }) =>
-    `| ${workload} | ${client} | ${fmt(s.opsPerSec.median)} (${fmt(s.opsPerSec.min)}-${fmt(s.opsPerSec.max)}) | ${fmt(s.p50?.median)} | ${fmt(s.p99?.median)} | ${fmt(s.p999?.median)} | ${fmt(s.cpuPerOp.median, 1)} |`,
-  ),
-];
-const ratios = [...new Set(rows.map((r) => r.workload))].flatMap((w) => {
-  const ours = rows.find((r) => r.workload === w && r.client === 'ours');
-  const peer = rows.find((r) => r.workload === w && r.client !== 'ours');
-  if (!ours || !peer) return [];
-  return [`| ${w} | ${(ours.summary.opsPerSec.median / peer.summary.opsPerSec.median).toFixed(2)}x | ${(ours.summary.cpuPerOp.median / peer.summary.cpuPerOp.median).toFixed(2)}x |`];
-});
-process.stdout.write(`${lines.join('\n')}\n\n| workload | throughput ours / node-zookeeper-client | CPU per op ours / node-zookeeper-client |\n| --- | --- | --- |\n${ratios.join('\n')}\n`);
+const meta: ReportMeta = {
+  date: new Date().toISOString(),
+  node: process.version,
+  server: serverDescription,
+  connect: connectArg ?? 'local',
+  reps,
+  quick,
+  pinned: pinned ? { servers: serverCpus, clients: clientCpus } : undefined,
+  skipped: bench.skipped,
+  versions,
+};
+process.stdout.write(renderMarkdown(bench.rows, meta));
 const dir = fileURLToPath(new URL('../results/', import.meta.url));
 mkdirSync(dir, { recursive: true });
-const file = `${dir}raw-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
-writeFileSync(file, JSON.stringify({ connect: connectArg ? 'external' : 'local standalone', reps, quick, node: process.version, rows }, null, 2));
-process.stderr.write(`results: ${file}\n`);
+const stamp = meta.date.replace(/[:.]/g, '-');
+writeFileSync(`${dir}${stamp}.json`, renderJson(bench.rows, meta));
+writeFileSync(`${dir}${stamp}.svg`, renderSvg(bench.rows, meta));
+copyFileSync(`${dir}${stamp}.json`, `${dir}latest.json`);
+copyFileSync(`${dir}${stamp}.svg`, `${dir}latest.svg`);
+process.stderr.write(`results: ${dir}${stamp}.json and .svg (also latest.json, latest.svg)\n`);

@@ -7,7 +7,7 @@
 //   2. workspace dependencies (pnpm install)
 //   3. ZooKeeper (scripts/install-zookeeper.sh) unless ZK_CONNECT names an existing ensemble
 //   4. build (tsc -b)
-//   5. the action: test | demo | zk <args>
+//   5. the action: test | demo | zk | bench <args>
 import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -97,10 +97,13 @@ switch (action) {
   case 'zk':
     res = run(process.execPath, [join(root, 'scripts', 'dist', 'zk.js'), ...rest]);
     break;
+  case 'bench':
+    res = run(process.execPath, ['--expose-gc', join(root, 'bench', 'dist', 'run.js'), ...rest]);
+    break;
   case 'setup':
     res = { ok: true, status: 0 };
     break;
   default:
-    fail(`unknown action ${action}; use test, demo, zk or setup`, 2);
+    fail(`unknown action ${action}; use test, demo, zk, bench or setup`, 2);
 }
 process.exit(res.status);

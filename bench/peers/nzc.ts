@@ -4,7 +4,7 @@
  */
 import { createRequire } from 'node:module';
 
-interface NzcClient {
+interface Nzc {
   connect(): void;
   close(): void;
   once(event: string, cb: () => void): void;
@@ -15,23 +15,33 @@ interface NzcClient {
   setData(path: string, data: Buffer, version: number, cb: (err: Error | null) => void): void;
 }
 
-const nzc = createRequire(import.meta.url)('node-zookeeper-client') as { createClient(cs: string, opts: object): NzcClient; CreateMode: { EPHEMERAL: number } };
+const nzc = createRequire(import.meta.url)('node-zookeeper-client') as { createClient(cs: string, opts: object): Nzc; CreateMode: { EPHEMERAL: number } };
 
 const cb = <T>(resolve: (v: T) => void, reject: (e: Error) => void) => (err: Error | null, v?: T) => (err ? reject(err) : resolve(v as T));
 
-/** A connected node-zookeeper-client. */
-export async function connectNzc(connectString: string) {
+/** A connected node-zookeeper-client with promise methods. */
+export interface NzcClient {
+  getData(path: string): Promise<Buffer>;
+  exists(path: string): Promise<unknown>;
+  setData(path: string, data: Buffer): Promise<void>;
+  createEphemeral(path: string): Promise<string>;
+  remove(path: string): Promise<void>;
+  close(): void;
+}
+
+/** Connects node-zookeeper-client to `connectString`. */
+export async function connectNzc(connectString: string): Promise<NzcClient> {
   const client = nzc.createClient(connectString, { sessionTimeout: 10_000 });
   await new Promise<void>((resolve) => {
     client.once('connected', resolve);
     client.connect();
   });
   return {
-    getData: (p: string) => new Promise<Buffer>((res, rej) => client.getData(p, cb(res, rej))),
-    exists: (p: string) => new Promise<unknown>((res, rej) => client.exists(p, cb(res, rej))),
-    setData: (p: string, d: Buffer) => new Promise<void>((res, rej) => client.setData(p, d, -1, cb(res, rej))),
-    createEphemeral: (p: string) => new Promise<string>((res, rej) => client.create(p, null, nzc.CreateMode.EPHEMERAL, cb(res, rej))),
-    remove: (p: string) => new Promise<void>((res, rej) => client.remove(p, -1, cb(res, rej))),
+    getData: (p) => new Promise<Buffer>((res, rej) => client.getData(p, cb(res, rej))),
+    exists: (p) => new Promise<unknown>((res, rej) => client.exists(p, cb(res, rej))),
+    setData: (p, d) => new Promise<void>((res, rej) => client.setData(p, d, -1, cb(res, rej))),
+    createEphemeral: (p) => new Promise<string>((res, rej) => client.create(p, null, nzc.CreateMode.EPHEMERAL, cb(res, rej))),
+    remove: (p) => new Promise<void>((res, rej) => client.remove(p, -1, cb(res, rej))),
     close: () => client.close(),
   };
 }

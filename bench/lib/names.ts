@@ -1,0 +1,39 @@
+/**
+ * Workload and client names shared by the workloads, the Java driver's wrapper, the report and
+ * the chart: a row is matched to its peers and to a target by these strings.
+ */
+
+/** The clients a row can come from. */
+export const CLIENT = {
+  ours: 'ours',
+  nzc: 'node-zookeeper-client',
+  java: 'ZooKeeper Java client',
+  curator: 'Curator',
+} as const;
+
+/** A client name. */
+export type ClientName = (typeof CLIENT)[keyof typeof CLIENT];
+
+/** Workload names. */
+export const WORKLOAD = {
+  get1: 'getData 100 B, 1 outstanding',
+  get64: 'getData 100 B, 64 outstanding',
+  set64: 'setData 100 B, 64 outstanding',
+  exists1: 'exists (missing), 1 outstanding',
+  /** Metrics: createP50Us, deleteP50Us (each half of the pair, timed on its own). */
+  createDelete: 'create+delete ephemeral, 1 outstanding',
+  /** Latency: TCP connect to a usable session; then close. */
+  connect: 'connect (new session)',
+  /** Latency: the acquire alone; ops: acquire+release cycles. Metric (ours): requestsPerAcquire. */
+  uncontended: (lock: 'Mutex' | 'ExclusiveLock' | 'write lock') => `uncontended acquire+release: ${lock}`,
+  /** Ops: hand-offs; latency: hand-off gap (release call to the next holder's acquire returning). */
+  contended: (lock: 'Mutex' | 'ExclusiveLock', sessions: number) => `contended ${lock}, ${sessions} sessions`,
+  /** Metrics: readsPerSec, writesPerSec. */
+  readWrite: (readers: number, writers: number) => `ReadWriteLock, ${readers} readers + ${writers} writer${writers === 1 ? '' : 's'}`,
+  /** Metrics: notificationsPerRelease, heapMiB. */
+  waiters: (n: number) => `${n.toLocaleString('en-US')} waiters on one lock`,
+  /** Metric: heapMiB. */
+  manyLocks: (n: number) => `${n.toLocaleString('en-US')} locks held on one session`,
+  /** Metrics: heapMiB, connectMs. */
+  manySessions: (n: number) => `${n} sessions in one process`,
+} as const;

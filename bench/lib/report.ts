@@ -1,0 +1,144 @@
+/**
+ * The bench report: markdown tables (per group, ours against each peer, issue 7's targets) and
+ * the JSON written under bench/results/.
+ */
+import { CLIENT, WORKLOAD } from './names.js';
+import type { Row, Spread } from './stats.js';
+
+/** What the report says about the run itself. */
+export interface ReportMeta {
+  readonly date: string;
+  readonly node: string;
+  /** Where the servers came from (`local ZooKeeper standalone, ...` or `external`). */
+  readonly server: string;
+  readonly connect: string;
+  readonly reps: number;
+  readonly quick: boolean;
+  /** Pinned mode's core lists, when on. */
+  readonly pinned?: { readonly servers: string; readonly clients: string } | undefined;
+  /** Peers not run, with the reason. */
+  readonly skipped: Readonly<Record<string, string>>;
+  /** Versions of the peers that ran (Java client, Curator, node-zookeeper-client...). */
+  readonly versions?: Readonly<Record<string, string>> | undefined;
+}
+
+const int = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '-' : Math.round(n).toLocaleString('en-US'));
+const dec = (n: number | undefined, digits = 1) => (n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(digits));
+const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0 ? undefined : a / b);
+const x = (r: number | undefined) => (r === undefined ? '-' : `${r.toFixed(2)}x`);
+const metricText = (m: Readonly<Record<string, Spread>>) =>
+  Object.entries(m)
+    .map(([k, v]) => `${k}=${Math.abs(v.median) >= 100 ? int(v.median) : dec(v.median, 2)}`)
+    .join(', ');
+
+const GROUPS: ReadonlyArray<readonly [Row['group'], string]> = [
+  ['raw', 'Raw client'],
+  ['locks', 'Locks'],
+  ['scale', 'Scale'],
+];
+
+/** The whole markdown report. */
+export function renderMarkdown(rows: readonly Row[], meta: ReportMeta): string {
+  const out: string[] = [];
+  const pinned = meta.pinned ? `pinned (servers on cores ${meta.pinned.servers}, clients on ${meta.pinned.clients})` : 'not pinned';
+  out.push(`Bench of ${meta.date}: Node ${meta.node}, ${meta.server} (${meta.connect}), ${meta.reps} repetitions${meta.quick ? ' (quick)' : ''}, ${pinned}.`);
+  if (meta.versions && Object.keys(meta.versions).length) out.push(`Peers: ${Object.entries(meta.versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`);
+  for (const [peer, why] of Object.entries(meta.skipped)) out.push(`Skipped ${peer}: ${why}.`);
+  for (const [group, title] of GROUPS) {
+    const g = rows.filter((r) => r.group === group);
+    if (!g.length) continue;
+    out.push('', `### ${title}`, '', '| workload | client | per second (median, min-max) | p50 µs | p99 µs | p999 µs | client CPU µs/op | other |', '| --- | --- | --- | --- | --- | --- | --- | --- |');
+    for (const { workload, client, unit, summary: s } of g) {
+      out.push(`| ${workload} | ${client} | ${int(s.opsPerSec.median)} ${unit} (${int(s.opsPerSec.min)}-${int(s.opsPerSec.max)}) | ${int(s.p50?.median)} | ${int(s.p99?.median)} | ${int(s.p999?.median)} | ${dec(s.cpuPerOp.median)} | ${metricText(s.metrics)} |`);
+    }
+  }
+  const vs = versusRows(rows);
+  if (vs.length) {
+    out.push('', '### Ours against each peer (ratios ours / peer)', '', '| workload | peer | throughput | p50 latency | CPU per op |', '| --- | --- | --- | --- | --- |');
+    for (const v of vs) out.push(`| ${v.workload} | ${v.peer} | ${x(v.throughput)} | ${x(v.p50)} | ${x(v.cpu)} |`);
+  }
+  out.push('', '### Targets (issue 7)', '', '| target | measured | verdict |', '| --- | --- | --- |');
+  for (const t of evaluateTargets(rows)) out.push(`| ${t.target} | ${t.measured} | ${t.verdict} |`);
+  return `${out.join('\n')}\n`;
+}
+
+/** The JSON of a run: meta and rows. */
+export function renderJson(rows: readonly Row[], meta: ReportMeta): string {
+  return `${JSON.stringify({ meta, rows }, null, 2)}\n`;
+}
+
+/** One comparison of ours with a peer on one workload. */
+export interface Versus {
+  readonly workload: string;
+  readonly peer: string;
+  readonly throughput: number | undefined;
+  readonly p50: number | undefined;
+  readonly cpu: number | undefined;
+}
+
+/** Ours against every peer that ran the same workload. */
+export function versusRows(rows: readonly Row[]): Versus[] {
+  return rows.flatMap((ours) => {
+    if (ours.client !== CLIENT.ours) return [];
+    return rows
+      .filter((r) => r.workload === ours.workload && r.client !== CLIENT.ours)
+      .map((peer) => ({
+        workload: ours.workload,
+        peer: peer.client,
+        throughput: ratio(ours.summary.opsPerSec.median, peer.summary.opsPerSec.median),
+        p50: ratio(ours.summary.p50?.median, peer.summary.p50?.median),
+        cpu: ratio(ours.summary.cpuPerOp.median, peer.summary.cpuPerOp.median),
+      }));
+  });
+}
+
+/** A target of issue 7 and how this run did. */
+export interface TargetResult {
+  readonly target: string;
+  readonly measured: string;
+  readonly verdict: 'met' | 'missed' | 'not measured';
+}
+
+const EPS = 1e-9;
+
+/** Evaluates issue 7's targets from the rows of one run (the standalone pass's workload names). */
+export function evaluateTargets(rows: readonly Row[]): TargetResult[] {
+  const row = (workload: string, client: string) => rows.find((r) => r.workload === workload && r.client === client);
+  const results: TargetResult[] = [];
+  const add = (target: string, values: ReadonlyArray<number | undefined>, measured: (v: number[]) => string, ok: (v: number[]) => boolean) => {
+    if (values.some((v) => v === undefined || !Number.isFinite(v))) results.push({ target, measured: '-', verdict: 'not measured' });
+    else results.push({ target, measured: measured(values as number[]), verdict: ok(values as number[]) ? 'met' : 'missed' });
+  };
+
+  const g64 = row(WORKLOAD.get64, CLIENT.ours);
+  const g64p = row(WORKLOAD.get64, CLIENT.nzc);
+  add('getData, 64 outstanding: throughput >= 1.3x node-zookeeper-client', [ratio(g64?.summary.opsPerSec.median, g64p?.summary.opsPerSec.median)], ([r]) => x(r), ([r]) => r! >= 1.3 - EPS);
+  add('getData, 64 outstanding: client CPU per op <= 0.5x node-zookeeper-client', [ratio(g64?.summary.cpuPerOp.median, g64p?.summary.cpuPerOp.median)], ([r]) => x(r), ([r]) => r! <= 0.5 + EPS);
+
+  const g1 = row(WORKLOAD.get1, CLIENT.ours);
+  const g1p = row(WORKLOAD.get1, CLIENT.nzc);
+  add('getData, 1 outstanding: p50 <= node-zookeeper-client', [g1?.summary.p50?.median, g1p?.summary.p50?.median], ([a, b]) => `${int(a)} vs ${int(b)} µs`, ([a, b]) => a! <= b! + EPS);
+
+  const mutex = row(WORKLOAD.uncontended('Mutex'), CLIENT.ours);
+  const cd = row(WORKLOAD.createDelete, CLIENT.ours);
+  const create = cd?.summary.metrics['createP50Us']?.median;
+  const del = cd?.summary.metrics['deleteP50Us']?.median;
+  add('uncontended Mutex acquire p50 <= 1.15x one create round trip', [mutex?.summary.p50?.median, create], ([a, c]) => `${int(a)} µs = ${x(a! / c!)} of ${int(c)} µs`, ([a, c]) => a! / c! <= 1.15 + EPS);
+  const curatorMutex = row(WORKLOAD.uncontended('Mutex'), CLIENT.curator);
+  add('uncontended Mutex acquire p50 about 0.7x Curator (informative)', [ratio(mutex?.summary.p50?.median, curatorMutex?.summary.p50?.median)], ([r]) => x(r), ([r]) => r! <= 0.7 + EPS);
+
+  const c8 = row(WORKLOAD.contended('Mutex', 8), CLIENT.ours);
+  const c8p = row(WORKLOAD.contended('Mutex', 8), CLIENT.curator);
+  add('contended Mutex, 8 sessions: hand-offs/s >= 2x Curator', [ratio(c8?.summary.opsPerSec.median, c8p?.summary.opsPerSec.median)], ([r]) => x(r), ([r]) => r! >= 2 - EPS);
+  add('contended Mutex, 8 sessions: hand-off gap p50 <= 1.2x a delete round trip', [c8?.summary.p50?.median, del], ([g, d]) => `${int(g)} µs = ${x(g! / d!)} of ${int(d)} µs`, ([g, d]) => g! / d! <= 1.2 + EPS);
+
+  const rw = row(WORKLOAD.readWrite(8, 1), CLIENT.ours);
+  const rwp = row(WORKLOAD.readWrite(8, 1), CLIENT.curator);
+  for (const m of ['readsPerSec', 'writesPerSec']) {
+    add(`ReadWriteLock 8 readers + 1 writer: ${m} >= 1.5x Curator`, [ratio(rw?.summary.metrics[m]?.median, rwp?.summary.metrics[m]?.median)], ([r]) => x(r), ([r]) => r! >= 1.5 - EPS);
+  }
+
+  const w = row(WORKLOAD.waiters(1000), CLIENT.ours);
+  add('1,000 waiters: exactly one waiter notification per release', [w?.summary.metrics['waiterNotificationsPerRelease']?.median], ([n]) => dec(n, 3), ([n]) => Math.abs(n! - 1) < 1e-6);
+  return results;
+}

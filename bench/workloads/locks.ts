@@ -1,0 +1,210 @@
+/**
+ * Lock workloads: uncontended acquire, contended hand-offs, the ExclusiveLock herd, a
+ * read-write mix and a thousand waiters; Curator's InterProcessMutex and
+ * InterProcessReadWriteLock beside ours where it has the same recipe.
+ */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { ChannelName, ZooKeeper, type EventMessage } from '@zk/protocol';
+import { ExclusiveLock, Mutex, ReadWriteLock, type LockBase } from '@zk/locks';
+import { counting, heapMiB, timed, type Bench, type Repetition } from '../lib/bench.js';
+import { CLIENT, WORKLOAD } from '../lib/names.js';
+import type { Sample } from '../lib/stats.js';
+import type { JavaDriver } from '../peers/java.js';
+
+type LockKind = 'Mutex' | 'ExclusiveLock' | 'write lock';
+
+const lockOf = (kind: LockKind, zk: ZooKeeper, path: string): LockBase =>
+  kind === 'Mutex' ? new Mutex(zk, path) : kind === 'ExclusiveLock' ? new ExclusiveLock(zk, `${path}/lock`) : new ReadWriteLock(zk, path).writeLock();
+
+async function sessions(connect: string, n: number): Promise<ZooKeeper[]> {
+  return Promise.all(Array.from({ length: n }, () => ZooKeeper.connect(connect, { sessionTimeout: 10_000 })));
+}
+
+/** Runs every lock workload under `base`. */
+export async function lockWorkloads(bench: Bench, connect: string, zk: ZooKeeper, java: JavaDriver | undefined, base: string): Promise<void> {
+  const n = bench.n(1500, 50);
+  const seconds = Math.max(1, 5 * bench.scale);
+
+  // Uncontended: latency of the acquire alone; requests per acquire counted on the side (a
+  // diagnostics subscriber costs CPU, so never during the timed loop).
+  for (const kind of ['Mutex', 'ExclusiveLock', 'write lock'] as const) {
+    const lock = lockOf(kind, zk, `${base}/uncontended/${kind.replace(' ', '-')}`);
+    const ours: Repetition = async (w) => {
+      const sample = await timed(async () => {
+        const count = w ? Math.round(n / 5) : n;
+        const latenciesUs: number[] = [];
+        for (let i = 0; i < count; i++) {
+          const t0 = performance.now();
+          const lease = await lock.acquire();
+          latenciesUs.push((performance.now() - t0) * 1000);
+          await lease.release();
+        }
+        return { ops: count, latenciesUs };
+      });
+      let requests = 0;
+      for (let i = 0; i < 20; i++) {
+        const { result: lease, count } = await counting(ChannelName.requestStart, () => lock.acquire());
+        requests += count;
+        await lease.release();
+      }
+      return { ...sample, metrics: { requestsPerAcquire: requests / 20 } };
+    };
+    const curator = java && kind !== 'ExclusiveLock' ? java : undefined;
+    const peerPath = `${base}/uncontended-curator/${kind.replace(' ', '-')}`;
+    await bench.compare('locks', WORKLOAD.uncontended(kind), 'acquisitions', [
+      [CLIENT.ours, ours],
+      ...(curator
+        ? [[CLIENT.curator, (w: boolean) => curator.run({ workload: kind === 'Mutex' ? 'mutexUncontended' : 'writeLockUncontended', path: peerPath, count: w ? Math.round(n / 5) : n })] as const]
+        : []),
+    ]);
+  }
+
+  // Contended: every session loops acquire/release with no hold; hand-offs per second and the
+  // gap from one holder's release call to the next holder's acquire returning.
+  for (const count of [8, 32]) {
+    for (const kind of ['Mutex', 'ExclusiveLock'] as const) {
+      const workload = WORKLOAD.contended(kind, count);
+      if (!bench.wants(workload)) continue;
+      const clients = await sessions(connect, count);
+      const path = `${base}/contended-${count}/${kind}`;
+      const locks = clients.map((c) => lockOf(kind, c, path));
+      const ours: Repetition = (w) => contend(locks, w ? 1 : seconds);
+      await bench.compare('locks', workload, 'hand-offs', [
+        [CLIENT.ours, ours],
+        ...(java && kind === 'Mutex'
+          ? [[CLIENT.curator, (w: boolean) => java.run({ workload: 'mutexContended', path: `${path}-curator`, sessions: count, seconds: w ? 1 : seconds })] as const]
+          : []),
+      ]);
+      await Promise.all(clients.map((c) => c.close()));
+    }
+  }
+
+  const rw = WORKLOAD.readWrite(8, 1);
+  if (bench.wants(rw)) {
+    const clients = await sessions(connect, 9);
+    const path = `${base}/rw`;
+    const ours: Repetition = (w) => readWrite(clients.slice(0, 8), clients.slice(8), path, w ? 1 : seconds);
+    await bench.compare('locks', rw, 'acquisitions', [
+      [CLIENT.ours, ours],
+      ...(java ? [[CLIENT.curator, (w: boolean) => java.run({ workload: 'readWrite', path: `${path}-curator`, readers: 8, writers: 1, seconds: w ? 1 : seconds })] as const] : []),
+    ]);
+    await Promise.all(clients.map((c) => c.close()));
+  }
+
+  const waiters = WORKLOAD.waiters(1000);
+  if (bench.wants(waiters)) {
+    const clients = await sessions(connect, 10);
+    await bench.compare('locks', waiters, 'hand-offs', [[CLIENT.ours, (w) => thousandWaiters(clients, `${base}/waiters`, w ? 100 : 1000)]], Math.min(3, Math.max(1, bench.scale * 3)));
+    await Promise.all(clients.map((c) => c.close()));
+  }
+}
+
+/**
+ * Watch notifications during a run. `notificationsPerRelease` counts every one the clients
+ * received; `waiterNotificationsPerRelease` only those that reached a waiter. A lease watches
+ * its own node (to notice a deletion by someone else), so each release also notifies the
+ * releasing session about its own node: that one wakes no waiter unless the next node in the
+ * queue belongs to the same session (one notification per session serves both). Nodes are
+ * mapped to their sessions with {@link Wakes.own}; for sequential nodes only.
+ */
+class Wakes {
+  readonly #events: EventMessage[] = [];
+  readonly #owners = new Map<string, bigint>();
+  readonly #onEvent = (m: unknown) => void this.#events.push(m as EventMessage);
+
+  constructor() {
+    subscribe(ChannelName.event, this.#onEvent);
+  }
+  /** Records that `sessionId` created the sequential node `node`. */
+  own(node: string, sessionId: bigint): void {
+    this.#owners.set(node, sessionId);
+  }
+  /** Stops listening; the figures per hand-off. */
+  done(handoffs: number): Record<string, number> {
+    unsubscribe(ChannelName.event, this.#onEvent);
+    const seq = (p: string) => Number(p.slice(-10));
+    const nodes = [...this.#owners.keys()].sort((a, b) => seq(a) - seq(b));
+    const next = new Map(nodes.map((n, i) => [n, nodes[i + 1]]));
+    let waiters = 0;
+    for (const e of this.#events) {
+      const owner = this.#owners.get(e.path);
+      const successor = next.get(e.path);
+      if (owner !== e.sessionId || (successor !== undefined && this.#owners.get(successor) === e.sessionId)) waiters++;
+    }
+    const per = (n: number) => n / Math.max(1, handoffs);
+    return { notificationsPerRelease: per(this.#events.length), ...(this.#owners.size ? { waiterNotificationsPerRelease: per(waiters) } : {}) };
+  }
+}
+
+/** Sessions contending on one lock for `seconds`. */
+async function contend(locks: readonly LockBase[], seconds: number): Promise<Sample> {
+  const gaps: number[] = [];
+  let lastRelease: number | undefined;
+  const start = performance.now();
+  const deadline = start + seconds * 1000;
+  const wakes = new Wakes();
+  const sample = await timed(async () => {
+      await Promise.all(
+        locks.map(async (lock) => {
+          while (performance.now() < deadline) {
+            const lease = await lock.acquire();
+            const t = performance.now();
+            if (lock instanceof Mutex) wakes.own(lease.node, lock.zk.sessionId);
+            if (t < deadline && lastRelease !== undefined) gaps.push((t - lastRelease) * 1000);
+            lastRelease = performance.now();
+            await lease.release();
+          }
+        }),
+      );
+      return { ops: gaps.length, latenciesUs: gaps, seconds };
+  });
+  return { ...sample, metrics: wakes.done(gaps.length) };
+}
+
+/** Readers and writers, each its own session, looping on one read-write lock for `seconds`. */
+async function readWrite(readers: readonly ZooKeeper[], writers: readonly ZooKeeper[], path: string, seconds: number): Promise<Sample> {
+  let reads = 0;
+  let writes = 0;
+  const deadline = performance.now() + seconds * 1000;
+  const loop = async (lock: LockBase, count: () => void) => {
+    while (performance.now() < deadline) {
+      const lease = await lock.acquire();
+      if (performance.now() < deadline) count();
+      await lease.release();
+    }
+  };
+  return timed(async () => {
+    await Promise.all([
+      ...readers.map((c) => loop(new ReadWriteLock(c, path).readLock(), () => reads++)),
+      ...writers.map((c) => loop(new ReadWriteLock(c, path).writeLock(), () => writes++)),
+    ]);
+    return { ops: reads + writes, seconds, metrics: { readsPerSec: reads / seconds, writesPerSec: writes / seconds } };
+  });
+}
+
+/**
+ * `count` waiters queued behind one holder (spread over the sessions), then released one after
+ * another: notifications per release and the heap the queued waiters take.
+ */
+async function thousandWaiters(clients: readonly ZooKeeper[], path: string, count: number): Promise<Sample> {
+  const mutexes = clients.map((c) => new Mutex(c, path));
+  const holder = await mutexes[0]!.acquire();
+  const heap0 = heapMiB();
+  const wakes = new Wakes();
+  wakes.own(holder.node, clients[0]!.sessionId);
+  const done = Array.from({ length: count }, async (_, i) => {
+    const mutex = mutexes[i % mutexes.length]!;
+    const lease = await mutex.acquire();
+    wakes.own(lease.node, mutex.zk.sessionId);
+    await lease.release();
+  });
+  // Queued when every waiter's node is in place (the bench polls; nothing here is asserted).
+  while ((await clients[0]!.getChildren(path)).length < count + 1) await new Promise((r) => setTimeout(r, 20));
+  const heap = heapMiB() - heap0;
+  const result = await timed(async () => {
+    await holder.release();
+    await Promise.all(done);
+    return { ops: count };
+  });
+  return { ...result, metrics: { ...wakes.done(count), heapMiB: heap, heapKiBPerWaiter: (heap * 1024) / count } };
+}

@@ -1,0 +1,135 @@
+/**
+ * Raw client workloads: ours, node-zookeeper-client and ZooKeeper's Java client on the same
+ * server, repetitions interleaved.
+ */
+import { CreateMode, ZooKeeper } from '@zk/protocol';
+import type { Bench, Repetition } from '../lib/bench.js';
+import { timed } from '../lib/bench.js';
+import { CLIENT, WORKLOAD } from '../lib/names.js';
+import { measure, percentile } from '../lib/stats.js';
+import type { JavaDriver } from '../peers/java.js';
+import { connectNzc, type NzcClient } from '../peers/nzc.js';
+
+/** The clients of the raw workloads. */
+export interface RawClients {
+  readonly connect: string;
+  readonly zk: ZooKeeper;
+  readonly nzc: NzcClient | undefined;
+  readonly java: JavaDriver | undefined;
+}
+
+/** Runs every raw workload under `base` (created here). */
+export async function rawWorkloads(bench: Bench, c: RawClients, base: string): Promise<void> {
+  const { zk, nzc, java } = c;
+  const node = `${base}/node`;
+  await zk.create(node, Buffer.alloc(100, 7));
+  const n1 = bench.n(3000, 100);
+  const n64 = bench.n(40_000, 1000);
+  const warm = (n: number, w: boolean) => (w ? Math.max(100, Math.round(n / 5)) : n);
+
+  const three = (ours: Repetition, peer: Repetition | undefined, javaRep: Repetition | undefined) =>
+    [[CLIENT.ours, ours], ...(nzc && peer ? [[CLIENT.nzc, peer] as const] : []), ...(java && javaRep ? [[CLIENT.java, javaRep] as const] : [])] as const;
+
+  const get = (outstanding: number, n: number) =>
+    three(
+      (w) => measure(warm(n, w), outstanding, () => zk.getData(node)),
+      (w) => measure(warm(n, w), outstanding, () => nzc!.getData(node)),
+      (w) => java!.run({ workload: 'getData', path: node, count: warm(n, w), outstanding }),
+    );
+  await bench.compare('raw', WORKLOAD.get1, 'ops', get(1, n1));
+  await bench.compare('raw', WORKLOAD.get64, 'ops', get(64, n64));
+
+  const payload = Buffer.alloc(100, 1);
+  const nSet = Math.round(n64 / 2);
+  await bench.compare(
+    'raw',
+    WORKLOAD.set64,
+    'ops',
+    three(
+      (w) => measure(warm(nSet, w), 64, () => zk.setData(node, payload)),
+      (w) => measure(warm(nSet, w), 64, () => nzc!.setData(node, payload)),
+      (w) => java!.run({ workload: 'setData', path: node, count: warm(nSet, w), outstanding: 64, size: 100 }),
+    ),
+  );
+
+  const missing = `${base}/missing`;
+  await bench.compare(
+    'raw',
+    WORKLOAD.exists1,
+    'ops',
+    three(
+      (w) => measure(warm(n1, w), 1, () => zk.exists(missing)),
+      (w) => measure(warm(n1, w), 1, () => nzc!.exists(missing)),
+      (w) => java!.run({ workload: 'exists', path: missing, count: warm(n1, w), outstanding: 1 }),
+    ),
+  );
+
+  // Each half timed on its own too: the lock targets compare with one create and one delete.
+  const eph = `${base}/e`;
+  const nPairs = Math.round(n1 / 2);
+  const pairs = (create: () => Promise<unknown>, remove: () => Promise<unknown>) => (w: boolean) =>
+    timed(async () => {
+      const count = warm(nPairs, w);
+      const creates: number[] = [];
+      const deletes: number[] = [];
+      const latenciesUs: number[] = [];
+      for (let i = 0; i < count; i++) {
+        const t0 = performance.now();
+        await create();
+        const t1 = performance.now();
+        await remove();
+        const t2 = performance.now();
+        creates.push((t1 - t0) * 1000);
+        deletes.push((t2 - t1) * 1000);
+        latenciesUs.push((t2 - t0) * 1000);
+      }
+      const p50 = (v: number[]) => percentile(Float64Array.from(v).sort(), 50);
+      return { ops: count, latenciesUs, metrics: { createP50Us: p50(creates), deleteP50Us: p50(deletes) } };
+    });
+  await bench.compare(
+    'raw',
+    WORKLOAD.createDelete,
+    'ops',
+    three(
+      pairs(
+        () => zk.create(eph, null, { mode: CreateMode.EPHEMERAL }),
+        () => zk.delete(eph),
+      ),
+      pairs(
+        () => nzc!.createEphemeral(eph),
+        () => nzc!.remove(eph),
+      ),
+      (w) => java!.run({ workload: 'createDelete', path: eph, count: warm(nPairs, w) }),
+    ),
+  );
+
+  const nConnect = bench.n(50, 10);
+  const connects = (open: () => Promise<() => Promise<void> | void>) => (w: boolean) =>
+    timed(async () => {
+      const count = w ? 5 : nConnect;
+      const latenciesUs: number[] = [];
+      for (let i = 0; i < count; i++) {
+        const t0 = performance.now();
+        const close = await open();
+        latenciesUs.push((performance.now() - t0) * 1000);
+        await close();
+      }
+      return { ops: count, latenciesUs };
+    });
+  await bench.compare(
+    'raw',
+    WORKLOAD.connect,
+    'connects',
+    three(
+      connects(async () => {
+        const client = await ZooKeeper.connect(c.connect, { sessionTimeout: 10_000 });
+        return () => client.close();
+      }),
+      connects(async () => {
+        const client = await connectNzc(c.connect);
+        return () => client.close();
+      }),
+      (w) => java!.run({ workload: 'connect', count: w ? 5 : nConnect }),
+    ),
+  );
+}
