@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { CLIENT, WORKLOAD } from './names.js';
+import { evaluateTargets, renderMarkdown, versusRows, type ReportMeta } from './report.js';
+import { summarize, type Row, type Sample } from './stats.js';
+
+const meta: ReportMeta = { date: '2026-11-22T00:00:00.000Z', node: 'v20', server: 'test', connect: 'local', reps: 1, quick: false, skipped: {} };
+
+/** A row whose one repetition did `opsPerSec` with the given latencies, CPU per op and metrics. */
+function row(workload: string, client: string, opsPerSec: number, extra: { latencies?: number[]; cpuPerOp?: number; metrics?: Record<string, number> } = {}): Row {
+  const sample: Sample = { ops: opsPerSec, seconds: 1, latenciesUs: extra.latencies ?? [], cpuUs: (extra.cpuPerOp ?? 10) * opsPerSec, ...(extra.metrics ? { metrics: extra.metrics } : {}) };
+  return { group: 'raw', workload, client, unit: 'ops', summary: summarize([sample]) };
+}
+
+const verdict = (rows: Row[], prefix: string) => evaluateTargets(rows).find((t) => t.target.startsWith(prefix))?.verdict;
+
+describe('bench report - targets', () => {
+  it('getData at 64 outstanding needs 1.3x the throughput: 1.29x misses, 1.3x meets', () => {
+    const peer = row(WORKLOAD.get64, CLIENT.nzc, 10_000);
+    expect(verdict([row(WORKLOAD.get64, CLIENT.ours, 12_900), peer], 'getData, 64 outstanding: throughput')).toBe('missed');
+    expect(verdict([row(WORKLOAD.get64, CLIENT.ours, 13_000), peer], 'getData, 64 outstanding: throughput')).toBe('met');
+  });
+
+  it('CPU per op must be at most half of the peer’s', () => {
+    const peer = row(WORKLOAD.get64, CLIENT.nzc, 10_000, { cpuPerOp: 20 });
+    expect(verdict([row(WORKLOAD.get64, CLIENT.ours, 10_000, { cpuPerOp: 10 }), peer], 'getData, 64 outstanding: client CPU')).toBe('met');
+    expect(verdict([row(WORKLOAD.get64, CLIENT.ours, 10_000, { cpuPerOp: 10.5 }), peer], 'getData, 64 outstanding: client CPU')).toBe('missed');
+  });
+
+  it('the uncontended acquire is compared with the create half of create+delete', () => {
+    const cd = row(WORKLOAD.createDelete, CLIENT.ours, 1000, { metrics: { createP50Us: 400, deleteP50Us: 380 } });
+    const fast = row(WORKLOAD.uncontended('Mutex'), CLIENT.ours, 900, { latencies: [460] });
+    const slow = row(WORKLOAD.uncontended('Mutex'), CLIENT.ours, 900, { latencies: [461] });
+    expect(verdict([cd, fast], 'uncontended Mutex acquire p50 <= 1.15x')).toBe('met');
+    expect(verdict([cd, slow], 'uncontended Mutex acquire p50 <= 1.15x')).toBe('missed');
+  });
+
+  it('a target whose rows are missing is not measured, not missed', () => {
+    expect(verdict([row(WORKLOAD.get64, CLIENT.ours, 10_000)], 'getData, 64 outstanding: throughput')).toBe('not measured');
+    expect(verdict([], '1,000 waiters')).toBe('not measured');
+  });
+
+  it('1,000 waiters must wake exactly one waiter per release', () => {
+    const w = (n: number) => row(WORKLOAD.waiters(1000), CLIENT.ours, 800, { metrics: { waiterNotificationsPerRelease: n } });
+    expect(verdict([w(1)], '1,000 waiters')).toBe('met');
+    expect(verdict([w(1.001)], '1,000 waiters')).toBe('missed');
+  });
+});
+
+describe('bench report - tables', () => {
+  it('gives each peer its own ratio against ours', () => {
+    const rows = [row(WORKLOAD.get1, CLIENT.ours, 8000, { latencies: [100], cpuPerOp: 20 }), row(WORKLOAD.get1, CLIENT.nzc, 4000, { latencies: [200], cpuPerOp: 40 }), row(WORKLOAD.get1, CLIENT.java, 16_000, { latencies: [50], cpuPerOp: 80 })];
+    const vs = versusRows(rows);
+    expect(vs.map((v) => [v.peer, v.throughput, v.p50, v.cpu])).toEqual([
+      [CLIENT.nzc, 2, 0.5, 0.5],
+      [CLIENT.java, 0.5, 2, 0.25],
+    ]);
+  });
+
+  it('prints a table per group, the skipped peers and the targets', () => {
+    const md = renderMarkdown([row(WORKLOAD.get1, CLIENT.ours, 8000, { latencies: [100] })], { ...meta, skipped: { Curator: 'no javac' } });
+    expect(md).toContain('### Raw client');
+    expect(md).not.toContain('### Locks');
+    expect(md).toContain('Skipped Curator: no javac.');
+    expect(md).toMatch(/\| getData 100 B, 1 outstanding \| ours \| 8,000 ops \(8,000-8,000\) \| 100 \|/);
+    expect(md).toContain('### Targets');
+  });
+});
