@@ -221,6 +221,7 @@ public final class BenchDriver {
     try {
       Object shared = new Object();
       List<Double> gaps = new ArrayList<>();
+      List<Double> releases = new ArrayList<>();
       long[] lastRelease = { -1 };
       CyclicBarrier barrier = new CyclicBarrier(sessions + 1);
       long[] window = new long[2];
@@ -235,11 +236,15 @@ public final class BenchDriver {
             while (System.nanoTime() < deadline) {
               lock.acquire();
               long acquired = System.nanoTime();
+              long releaseCall;
               synchronized (shared) {
                 if (acquired < deadline && lastRelease[0] >= 0) gaps.add((acquired - lastRelease[0]) / 1000.0);
-                lastRelease[0] = System.nanoTime();
+                releaseCall = lastRelease[0] = System.nanoTime();
               }
               lock.release();
+              if (acquired < deadline) synchronized (shared) {
+                releases.add((System.nanoTime() - releaseCall) / 1000.0);
+              }
             }
           } catch (Throwable e) {
             failure.compareAndSet(null, e);
@@ -256,7 +261,9 @@ public final class BenchDriver {
       long cpu1 = cpu();
       if (failure.get() != null) throw new IllegalStateException(failure.get());
       double[] lat = gaps.stream().mapToDouble(Double::doubleValue).toArray();
-      return sample(lat.length, (long) (seconds * 1e9), lat, cpu1 - cpu0, null);
+      Map<String, Object> metrics = new LinkedHashMap<>();
+      metrics.put("releaseP50Us", median(releases.stream().mapToDouble(Double::doubleValue).toArray()));
+      return sample(lat.length, (long) (seconds * 1e9), lat, cpu1 - cpu0, metrics);
     } finally {
       closeAll(clients);
     }

@@ -123,7 +123,12 @@ export function evaluateTargets(rows: readonly Row[]): TargetResult[] {
   const cd = row(WORKLOAD.createDelete, CLIENT.ours);
   const create = cd?.summary.metrics['createP50Us']?.median;
   const del = cd?.summary.metrics['deleteP50Us']?.median;
-  add('uncontended Mutex acquire p50 <= 1.15x one create round trip', [mutex?.summary.p50?.median, create], ([a, c]) => `${int(a)} µs = ${x(a! / c!)} of ${int(c)} µs`, ([a, c]) => a! / c! <= 1.15 + EPS);
+  // Against a create measured op by op alongside the acquire (the metric): workloads run seconds
+  // apart drift more than the 15% at stake. The create2 the lock node needs is shown too.
+  const overCreate = mutex?.summary.metrics['acquireOverCreate']?.median;
+  const overCreate2 = mutex?.summary.metrics['acquireOverCreate2']?.median;
+  add('uncontended Mutex acquire p50 <= 1.15x one create round trip (interleaved)', [overCreate], ([r]) => `${x(r)} of a create${overCreate2 === undefined ? '' : `, ${x(overCreate2)} of the ephemeral-sequential create2 it sends`}`, ([r]) => r! <= 1.15 + EPS);
+  add('uncontended Mutex acquire p50 <= 1.15x one create round trip (separate workloads)', [mutex?.summary.p50?.median, create], ([a, c]) => `${int(a)} µs = ${x(a! / c!)} of ${int(c)} µs`, ([a, c]) => a! / c! <= 1.15 + EPS);
   const curatorMutex = row(WORKLOAD.uncontended('Mutex'), CLIENT.curator);
   add('uncontended Mutex acquire p50 about 0.7x Curator (informative)', [ratio(mutex?.summary.p50?.median, curatorMutex?.summary.p50?.median)], ([r]) => x(r), ([r]) => r! <= 0.7 + EPS);
 
@@ -131,6 +136,8 @@ export function evaluateTargets(rows: readonly Row[]): TargetResult[] {
   const c8p = row(WORKLOAD.contended('Mutex', 8), CLIENT.curator);
   add('contended Mutex, 8 sessions: hand-offs/s >= 2x Curator', [ratio(c8?.summary.opsPerSec.median, c8p?.summary.opsPerSec.median)], ([r]) => x(r), ([r]) => r! >= 2 - EPS);
   add('contended Mutex, 8 sessions: hand-off gap p50 <= 1.2x a delete round trip', [c8?.summary.p50?.median, del], ([g, d]) => `${int(g)} µs = ${x(g! / d!)} of ${int(d)} µs`, ([g, d]) => g! / d! <= 1.2 + EPS);
+  // The same delete under the contended load (the releaser's own wait): a gap close to it is the server's.
+  add('contended Mutex, 8 sessions: hand-off gap p50 <= 1.2x the release (delete) under that load', [c8?.summary.p50?.median, c8?.summary.metrics['releaseP50Us']?.median], ([g, r]) => `${int(g)} µs = ${x(g! / r!)} of ${int(r)} µs`, ([g, r]) => g! / r! <= 1.2 + EPS);
 
   const rw = row(WORKLOAD.readWrite(8, 1), CLIENT.ours);
   const rwp = row(WORKLOAD.readWrite(8, 1), CLIENT.curator);

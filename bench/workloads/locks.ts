@@ -4,11 +4,11 @@
  * InterProcessReadWriteLock beside ours where it has the same recipe.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { ChannelName, ZooKeeper, type EventMessage } from '@zk/protocol';
+import { ChannelName, CreateMode, ZooKeeper, type EventMessage } from '@zk/protocol';
 import { ExclusiveLock, Mutex, ReadWriteLock, type LockBase } from '@zk/locks';
 import { counting, heapMiB, timed, type Bench, type Repetition } from '../lib/bench.js';
 import { CLIENT, WORKLOAD } from '../lib/names.js';
-import type { Sample } from '../lib/stats.js';
+import { percentile, type Sample } from '../lib/stats.js';
 import type { JavaDriver } from '../peers/java.js';
 
 type LockKind = 'Mutex' | 'ExclusiveLock' | 'write lock';
@@ -47,7 +47,7 @@ export async function lockWorkloads(bench: Bench, connect: string, zk: ZooKeeper
         requests += count;
         await lease.release();
       }
-      return { ...sample, metrics: { requestsPerAcquire: requests / 20 } };
+      return { ...sample, metrics: { requestsPerAcquire: requests / 20, ...(w ? {} : await baseline(zk, lock, `${base}/baseline`, 300)) } };
     };
     const curator = java && kind !== 'ExclusiveLock' ? java : undefined;
     const peerPath = `${base}/uncontended-curator/${kind.replace(' ', '-')}`;
@@ -136,9 +136,40 @@ class Wakes {
   }
 }
 
+/**
+ * The acquire against the round trips it is made of, interleaved op by op so that server state
+ * and warm-up weigh on each alike (separate workloads run seconds apart drift): a plain
+ * ephemeral create, the ephemeral-sequential create2 a lock node needs, and the acquire. Ratios
+ * of p50s; not part of the timed sample.
+ */
+async function baseline(zk: ZooKeeper, lock: LockBase, path: string, rounds: number): Promise<Record<string, number>> {
+  await zk.create(path).catch(() => undefined);
+  const create: number[] = [];
+  const create2: number[] = [];
+  const acquire: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    let t = performance.now();
+    const plain = await zk.create(`${path}/plain`, null, { mode: CreateMode.EPHEMERAL });
+    create.push((performance.now() - t) * 1000);
+    await zk.delete(plain);
+    t = performance.now();
+    const seq = await zk.createWithStat(`${path}/seq-`, null, { mode: CreateMode.EPHEMERAL_SEQUENTIAL });
+    create2.push((performance.now() - t) * 1000);
+    await zk.delete(seq.path);
+    t = performance.now();
+    const lease = await lock.acquire();
+    acquire.push((performance.now() - t) * 1000);
+    await lease.release();
+  }
+  const p50 = (v: number[]) => percentile(Float64Array.from(v).sort(), 50);
+  return { acquireOverCreate: p50(acquire) / p50(create), acquireOverCreate2: p50(acquire) / p50(create2), createP50Us: p50(create) };
+}
+
 /** Sessions contending on one lock for `seconds`. */
 async function contend(locks: readonly LockBase[], seconds: number): Promise<Sample> {
   const gaps: number[] = [];
+  // How long each release (its delete) took, under the same load: what a hand-off waits for.
+  const releases: number[] = [];
   let lastRelease: number | undefined;
   const start = performance.now();
   const deadline = start + seconds * 1000;
@@ -151,14 +182,15 @@ async function contend(locks: readonly LockBase[], seconds: number): Promise<Sam
             const t = performance.now();
             if (lock instanceof Mutex) wakes.own(lease.node, lock.zk.sessionId);
             if (t < deadline && lastRelease !== undefined) gaps.push((t - lastRelease) * 1000);
-            lastRelease = performance.now();
+            const r = (lastRelease = performance.now());
             await lease.release();
+            if (t < deadline) releases.push((performance.now() - r) * 1000);
           }
         }),
       );
       return { ops: gaps.length, latenciesUs: gaps, seconds };
   });
-  return { ...sample, metrics: wakes.done(gaps.length) };
+  return { ...sample, metrics: { ...wakes.done(gaps.length), releaseP50Us: percentile(Float64Array.from(releases).sort(), 50) } };
 }
 
 /** Readers and writers, each its own session, looping on one read-write lock for `seconds`. */
