@@ -40,14 +40,16 @@ const only = opt('only');
 const connectArg = opt('connect') ?? process.env.ZK_CONNECT;
 
 // Pinned mode: the servers on the first half of the cores, this process (and the Java driver it
-// starts) on the other half, so client CPU and server CPU do not compete.
-const cores = availableParallelism();
-const serverCpus = `0-${Math.max(0, Math.floor(cores / 2) - 1)}`;
-const clientCpus = `${Math.floor(cores / 2)}-${cores - 1}`;
+// starts) on the other half, so client CPU and server CPU do not compete. The parent splits the
+// cores and re-runs itself under taskset (inside, availableParallelism() sees only its half).
 const pinned = flag('pinned');
-if (pinned && process.env.ZK_BENCH_PINNED !== '1') {
+const inherited = process.env.ZK_BENCH_PINNED?.split('|');
+const cores = availableParallelism();
+const serverCpus = inherited?.[0] ?? `0-${Math.max(0, Math.floor(cores / 2) - 1)}`;
+const clientCpus = inherited?.[1] ?? `${Math.floor(cores / 2)}-${cores - 1}`;
+if (pinned && !inherited) {
   if (cores < 2) throw new Error('--pinned needs at least 2 cores');
-  const r = spawnSync('taskset', ['-c', clientCpus, process.execPath, ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: { ...process.env, ZK_BENCH_PINNED: '1' } });
+  const r = spawnSync('taskset', ['-c', clientCpus, process.execPath, ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: { ...process.env, ZK_BENCH_PINNED: `${serverCpus}|${clientCpus}` } });
   if (r.error) throw new Error(`--pinned needs taskset (util-linux): ${r.error.message}`);
   process.exit(r.status ?? 1);
 }
