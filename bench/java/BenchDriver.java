@@ -1,11 +1,22 @@
-// The bench's Java peer: ZooKeeper's own Java client for the raw workloads and Apache Curator
-// for the lock workloads, driven by bench/peers/java.ts over stdin/stdout, one JSON command per
-// line in and one JSON reply per line out. Times are System.nanoTime; CPU is the whole JVM's
-// process CPU over the measurement. Logging goes nowhere (slf4j-nop on the classpath).
+// The bench's Java peer (issue 7): ZooKeeper's own Java client for the raw workloads and Apache
+// Curator for the lock workloads, in one long-running JVM driven by bench/peers/java.ts.
 //
 //   java -cp <jars>:<classes> BenchDriver <connect string>
+//
+// Protocol, JSON lines: once the driver's own session is connected it prints
+// {"ready":true,"versions":{...}}; then each line on stdin is one command with an "id", and each
+// reply is one line on stdout with that id: the sample {"id","ops","seconds","latenciesUs",
+// "cpuUs","metrics"?} or {"id","error"}. Commands run one at a time, in order. Nothing else goes
+// to stdout: System.out is pointed at stderr, and logging goes nowhere (slf4j-nop). When stdin
+// ends the driver stops what it is running, closes its sessions and exits.
+//
+// Times are System.nanoTime; cpuUs is the whole JVM's process CPU (user + system) over the
+// measurement, from com.sun.management.OperatingSystemMXBean.
 
 import java.io.BufferedReader;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
@@ -15,13 +26,18 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.function.IntConsumer;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -30,172 +46,323 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Version;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 
 public final class BenchDriver {
-  private static final int SESSION_TIMEOUT = 10_000;
+  private static final int SESSION_TIMEOUT_MS = 10_000;
+  /** How long a new session may take to connect before the command fails. */
+  private static final long CONNECT_WAIT_S = 30;
+  /** After the deadline, how long the lock threads get to finish their last acquire. */
+  private static final long TAIL_WAIT_MS = 30_000;
+
   private static String connect;
+  /** The driver's own session, for the raw workloads. */
   private static ZooKeeper zk;
+  /** The protocol stream: the real stdout. */
+  private static PrintStream out;
+  /** Set once stdin has ended: every loop stops. */
+  private static volatile boolean stopping;
+  /** Sessions open right now (ZooKeeper or CuratorFramework), closed on the way out. */
+  private static final Set<Object> open = ConcurrentHashMap.newKeySet();
 
   public static void main(String[] args) throws Exception {
+    if (args.length != 1) {
+      System.err.println("usage: BenchDriver <connect string>");
+      System.exit(2);
+    }
     connect = args[0];
-    PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, StandardCharsets.UTF_8);
-    zk = open();
-    Map<String, Object> versions = new LinkedHashMap<>();
-    versions.put("zookeeper", Version.getFullVersion().replaceAll("[-\\s].*", ""));
-    versions.put("curator", InterProcessMutex.class.getPackage().getImplementationVersion() == null ? "5" : InterProcessMutex.class.getPackage().getImplementationVersion());
-    versions.put("java", System.getProperty("java.version"));
+    out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
+    System.setOut(System.err);
+
+    // stdin is read from the start: if the parent goes away while we connect, we go too.
+    BlockingQueue<String> commands = new LinkedBlockingQueue<>();
+    Thread main = Thread.currentThread();
+    Thread reader = new Thread(() -> readCommands(commands, main), "bench-stdin");
+    // Not a daemon: the JVM must not exit under shutdown() while it closes the sessions.
+    reader.start();
+
+    try {
+      zk = session();
+    } catch (Exception e) {
+      if (stopping) return;
+      System.err.println("BenchDriver: " + describe(e));
+      System.exit(1);
+    }
     Map<String, Object> ready = new LinkedHashMap<>();
     ready.put("ready", true);
-    ready.put("versions", versions);
-    out.println(json(ready));
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-    for (String line; (line = in.readLine()) != null; ) {
-      if (line.isBlank()) continue;
-      Map<String, Object> reply;
-      long id = num(line, "id");
+    ready.put("versions", versions());
+    send(ready);
+
+    while (!stopping) {
+      String line;
       try {
-        reply = run(line);
-      } catch (Throwable t) {
-        reply = new LinkedHashMap<>();
-        reply.put("error", t.toString());
+        line = commands.take();
+      } catch (InterruptedException e) {
+        break;
       }
-      Map<String, Object> withId = new LinkedHashMap<>();
-      withId.put("id", id);
-      withId.putAll(reply);
-      out.println(json(withId));
+      handle(line);
     }
-    zk.close();
-    System.exit(0);
   }
 
-  private static ZooKeeper open() throws Exception {
-    CountDownLatch connected = new CountDownLatch(1);
-    ZooKeeper z = new ZooKeeper(connect, SESSION_TIMEOUT, e -> {
-      if (e.getState() == Watcher.Event.KeeperState.SyncConnected) connected.countDown();
-    });
-    if (!connected.await(30, TimeUnit.SECONDS)) throw new IllegalStateException("no connection to " + connect);
-    return z;
+  private static void readCommands(BlockingQueue<String> commands, Thread main) {
+    try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+      for (String line; (line = in.readLine()) != null; ) {
+        if (!line.isBlank()) commands.add(line);
+      }
+    } catch (Exception e) {
+      // A broken stdin ends the driver like a closed one.
+    }
+    shutdown(main);
   }
 
-  private static Map<String, Object> run(String cmd) throws Exception {
-    String workload = str(cmd, "workload");
+  /** stdin ended: stop the running command, close every session, exit. Never takes more than ~5 s. */
+  private static void shutdown(Thread main) {
+    stopping = true;
+    Thread watchdog = new Thread(() -> {
+      try {
+        Thread.sleep(5_000);
+      } catch (InterruptedException e) {
+        // exit anyway
+      }
+      Runtime.getRuntime().halt(3);
+    }, "bench-watchdog");
+    watchdog.setDaemon(true);
+    watchdog.start();
+    main.interrupt();
+    try {
+      main.join(3_000);
+    } catch (InterruptedException e) {
+      // go on closing
+    }
+    for (Object session : open.toArray()) closeQuietly(session);
+    out.flush();
+    Runtime.getRuntime().halt(0);
+  }
+
+  private static Map<String, Object> versions() {
+    Map<String, Object> v = new LinkedHashMap<>();
+    String zkVersion = Version.getFullVersion();
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("^[0-9]+(\\.[0-9]+)*").matcher(zkVersion);
+    v.put("zookeeper", m.find() ? m.group() : zkVersion);
+    String curator = null;
+    try (InputStream in = InterProcessMutex.class.getResourceAsStream("/META-INF/maven/org.apache.curator/curator-recipes/pom.properties")) {
+      if (in != null) {
+        Properties p = new Properties();
+        p.load(in);
+        curator = p.getProperty("version");
+      }
+    } catch (Exception e) {
+      // fall back on the manifest
+    }
+    if (curator == null) curator = InterProcessMutex.class.getPackage().getImplementationVersion();
+    v.put("curator", curator == null ? "unknown" : curator);
+    v.put("java", System.getProperty("java.version"));
+    return v;
+  }
+
+  private static void handle(String line) {
+    Object id = null;
+    Map<String, Object> reply = new LinkedHashMap<>();
+    try {
+      Map<String, Object> cmd = Json.object(line);
+      id = cmd.get("id");
+      reply.put("id", id);
+      reply.putAll(run(cmd));
+    } catch (Throwable t) {
+      if (stopping) return;
+      reply.clear();
+      reply.put("id", id);
+      reply.put("error", describe(t));
+    }
+    if (!stopping) send(reply);
+  }
+
+  private static synchronized void send(Map<String, Object> message) {
+    out.print(Json.write(message));
+    out.print('\n');
+    out.flush();
+  }
+
+  private static String describe(Throwable t) {
+    StringBuilder b = new StringBuilder(t.toString());
+    for (Throwable c = t.getCause(); c != null && c != c.getCause(); c = c.getCause()) b.append("; caused by ").append(c);
+    return b.toString();
+  }
+
+  private static Map<String, Object> run(Map<String, Object> cmd) throws Exception {
+    Object w = cmd.get("workload");
+    if (!(w instanceof String workload)) throw new IllegalArgumentException("no workload");
     switch (workload) {
       case "getData": {
-        String path = str(cmd, "path");
-        return raw((int) num(cmd, "count"), (int) num(cmd, "outstanding"), done -> zk.getData(path, false, (rc, p, ctx, data, stat) -> done.accept(rc), null));
+        String path = path(cmd);
+        return raw(path, count(cmd, "count"), count(cmd, "outstanding"),
+            () -> zk.getData(path, false, null),
+            done -> zk.getData(path, false, (rc, p, ctx, data, stat) -> done.accept(rc), null));
       }
       case "setData": {
-        String path = str(cmd, "path");
-        byte[] data = new byte[(int) num(cmd, "size")];
-        Arrays.fill(data, (byte) 1);
-        return raw((int) num(cmd, "count"), (int) num(cmd, "outstanding"), done -> zk.setData(path, data, -1, (rc, p, ctx, stat) -> done.accept(rc), null));
+        String path = path(cmd);
+        byte[] data = new byte[count(cmd, "size", 0)];
+        Arrays.fill(data, (byte) 'x');
+        return raw(path, count(cmd, "count"), count(cmd, "outstanding"),
+            () -> zk.setData(path, data, -1),
+            done -> zk.setData(path, data, -1, (rc, p, ctx, stat) -> done.accept(rc), null));
       }
       case "exists": {
-        String path = str(cmd, "path");
-        return raw((int) num(cmd, "count"), (int) num(cmd, "outstanding"), done -> zk.exists(path, false, (rc, p, ctx, stat) -> done.accept(rc == -101 ? 0 : rc), null));
+        String path = path(cmd);
+        int noNode = KeeperException.Code.NONODE.intValue();
+        return raw(path, count(cmd, "count"), count(cmd, "outstanding"),
+            () -> zk.exists(path, false),
+            done -> zk.exists(path, false, (rc, p, ctx, stat) -> done.accept(rc == noNode ? 0 : rc), null));
       }
       case "createDelete":
-        return createDelete(str(cmd, "path"), (int) num(cmd, "count"));
+        return createDelete(path(cmd), count(cmd, "count"));
       case "connect":
-        return connects((int) num(cmd, "count"));
+        return connects(count(cmd, "count"));
       case "mutexUncontended":
-        return uncontended(str(cmd, "path"), (int) num(cmd, "count"), false);
+        return uncontended(path(cmd), count(cmd, "count"), false);
       case "writeLockUncontended":
-        return uncontended(str(cmd, "path"), (int) num(cmd, "count"), true);
+        return uncontended(path(cmd), count(cmd, "count"), true);
       case "mutexContended":
-        return contended(str(cmd, "path"), (int) num(cmd, "sessions"), num(cmd, "seconds"));
+        return contended(path(cmd), count(cmd, "sessions"), seconds(cmd));
       case "readWrite":
-        return readWrite(str(cmd, "path"), (int) num(cmd, "readers"), (int) num(cmd, "writers"), num(cmd, "seconds"));
+        return readWrite(path(cmd), count(cmd, "readers"), count(cmd, "writers"), seconds(cmd));
       default:
         throw new IllegalArgumentException("unknown workload " + workload);
     }
   }
 
-  interface Op {
-    void start(java.util.function.IntConsumer done);
+  // ---- raw workloads: ZooKeeper's Java client ----
+
+  interface SyncOp {
+    void run() throws Exception;
   }
 
-  /** count ops with `outstanding` in flight (async API); latencies only with one outstanding. */
-  private static Map<String, Object> raw(int count, int outstanding, Op op) throws Exception {
-    double[] lat = new double[outstanding == 1 ? count : 0];
-    AtomicReference<Integer> failure = new AtomicReference<>();
+  interface AsyncOp {
+    /** Starts the request; `done` gets the result code (0 when fine). */
+    void start(IntConsumer done);
+  }
+
+  /**
+   * `count` requests. With one outstanding: one after another on the blocking API, each timed.
+   * With more: the callback API, a semaphore keeping `outstanding` in flight, no latencies.
+   */
+  private static Map<String, Object> raw(String path, int count, int outstanding, SyncOp sync, AsyncOp async) throws Exception {
+    if (outstanding == 1) {
+      double[] lat = new double[count];
+      long cpu0 = cpu();
+      long t0 = System.nanoTime();
+      for (int i = 0; i < count; i++) {
+        long a = System.nanoTime();
+        sync.run();
+        lat[i] = us(System.nanoTime() - a);
+      }
+      long t1 = System.nanoTime();
+      long cpu1 = cpu();
+      return sample(count, t1 - t0, lat, cpu1 - cpu0, null);
+    }
     Semaphore slots = new Semaphore(outstanding);
+    AtomicInteger firstError = new AtomicInteger();
+    IntConsumer done = rc -> {
+      if (rc != 0) firstError.compareAndSet(0, rc);
+      slots.release();
+    };
     long cpu0 = cpu();
     long t0 = System.nanoTime();
     for (int i = 0; i < count; i++) {
       slots.acquire();
-      long s = System.nanoTime();
-      final int at = i;
-      op.start(rc -> {
-        if (rc != 0) failure.compareAndSet(null, rc);
-        if (lat.length > 0) lat[at] = (System.nanoTime() - s) / 1000.0;
-        slots.release();
-      });
+      async.start(done);
     }
     slots.acquire(outstanding);
     long t1 = System.nanoTime();
     long cpu1 = cpu();
-    if (failure.get() != null) throw new IllegalStateException("ZooKeeper error code " + failure.get());
-    return sample(count, t1 - t0, lat, cpu1 - cpu0, null);
+    int rc = firstError.get();
+    if (rc != 0) throw KeeperException.create(KeeperException.Code.get(rc), path);
+    return sample(count, t1 - t0, new double[0], cpu1 - cpu0, null);
   }
 
+  /** Create an ephemeral node and delete it, `count` times; the pair timed, and each half. */
   private static Map<String, Object> createDelete(String path, int count) throws Exception {
-    double[] lat = new double[count];
+    double[] pairs = new double[count];
     double[] creates = new double[count];
     double[] deletes = new double[count];
+    byte[] empty = new byte[0];
     long cpu0 = cpu();
     long t0 = System.nanoTime();
     for (int i = 0; i < count; i++) {
       long a = System.nanoTime();
-      zk.create(path, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+      zk.create(path, empty, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
       long b = System.nanoTime();
       zk.delete(path, -1);
       long c = System.nanoTime();
-      creates[i] = (b - a) / 1000.0;
-      deletes[i] = (c - b) / 1000.0;
-      lat[i] = (c - a) / 1000.0;
+      creates[i] = us(b - a);
+      deletes[i] = us(c - b);
+      pairs[i] = us(c - a);
     }
     long t1 = System.nanoTime();
+    long cpu1 = cpu();
     Map<String, Object> metrics = new LinkedHashMap<>();
-    metrics.put("createP50Us", median(creates));
-    metrics.put("deleteP50Us", median(deletes));
-    return sample(count, t1 - t0, lat, cpu() - cpu0, metrics);
+    metrics.put("createP50Us", p50(creates));
+    metrics.put("deleteP50Us", p50(deletes));
+    return sample(count, t1 - t0, pairs, cpu1 - cpu0, metrics);
   }
 
+  /** New sessions, one after another: each timed until SyncConnected, then closed. */
   private static Map<String, Object> connects(int count) throws Exception {
     double[] lat = new double[count];
     long cpu0 = cpu();
     long t0 = System.nanoTime();
     for (int i = 0; i < count; i++) {
       long a = System.nanoTime();
-      ZooKeeper z = open();
-      lat[i] = (System.nanoTime() - a) / 1000.0;
-      z.close();
+      ZooKeeper z = session();
+      lat[i] = us(System.nanoTime() - a);
+      close(z);
     }
-    return sample(count, System.nanoTime() - t0, lat, cpu() - cpu0, null);
+    long t1 = System.nanoTime();
+    long cpu1 = cpu();
+    return sample(count, t1 - t0, lat, cpu1 - cpu0, null);
   }
 
-  private static CuratorFramework curator() throws InterruptedException {
-    CuratorFramework c = CuratorFrameworkFactory.builder().connectString(connect).sessionTimeoutMs(SESSION_TIMEOUT).retryPolicy(new ExponentialBackoffRetry(100, 3)).build();
-    c.start();
-    if (!c.blockUntilConnected(30, TimeUnit.SECONDS)) throw new IllegalStateException("Curator: no connection to " + connect);
-    return c;
+  /** A new ZooKeeper session, once it is connected. */
+  private static ZooKeeper session() throws Exception {
+    CountDownLatch connected = new CountDownLatch(1);
+    ZooKeeper z = new ZooKeeper(connect, SESSION_TIMEOUT_MS, e -> {
+      if (e.getState() == Watcher.Event.KeeperState.SyncConnected) connected.countDown();
+    });
+    open.add(z);
+    try {
+      if (!connected.await(CONNECT_WAIT_S, TimeUnit.SECONDS)) throw new IllegalStateException("no session with " + connect + " within " + CONNECT_WAIT_S + " s");
+      return z;
+    } catch (Exception e) {
+      close(z);
+      throw e;
+    }
   }
 
-  private static List<CuratorFramework> curators(int n) throws Exception {
-    List<CuratorFramework> list = new ArrayList<>();
-    for (int i = 0; i < n; i++) list.add(curator());
-    return list;
+  // ---- lock workloads: Curator ----
+
+  /** A started Curator client, once connected. */
+  private static CuratorFramework curator() throws Exception {
+    CuratorFramework c = CuratorFrameworkFactory.builder()
+        .connectString(connect)
+        .sessionTimeoutMs(SESSION_TIMEOUT_MS)
+        .retryPolicy(new ExponentialBackoffRetry(100, 3))
+        .build();
+    open.add(c);
+    try {
+      c.start();
+      if (!c.blockUntilConnected((int) CONNECT_WAIT_S, TimeUnit.SECONDS)) throw new IllegalStateException("Curator: no connection to " + connect + " within " + CONNECT_WAIT_S + " s");
+      return c;
+    } catch (Exception e) {
+      close(c);
+      throw e;
+    }
   }
 
-  private static void closeAll(List<CuratorFramework> list) {
-    for (CuratorFramework c : list) c.close();
-  }
-
+  /** One session, one lock; `count` cycles of acquire (timed) and release. */
   private static Map<String, Object> uncontended(String path, int count, boolean writeLock) throws Exception {
     CuratorFramework c = curator();
     try {
@@ -206,110 +373,174 @@ public final class BenchDriver {
       for (int i = 0; i < count; i++) {
         long a = System.nanoTime();
         lock.acquire();
-        lat[i] = (System.nanoTime() - a) / 1000.0;
+        lat[i] = us(System.nanoTime() - a);
         lock.release();
       }
-      return sample(count, System.nanoTime() - t0, lat, cpu() - cpu0, null);
+      long t1 = System.nanoTime();
+      long cpu1 = cpu();
+      return sample(count, t1 - t0, lat, cpu1 - cpu0, null);
     } finally {
-      c.close();
+      close(c);
     }
   }
 
-  /** Sessions loop acquire/release (no hold) on one path: hand-offs and the gap from a release call to the next acquire returning. */
-  private static Map<String, Object> contended(String path, int sessions, double seconds) throws Exception {
-    List<CuratorFramework> clients = curators(sessions);
+  /** The measurement window of a timed workload, opened by the barrier's last arrival. */
+  private static final class Window {
+    private final long nanos;
+    volatile long start;
+    volatile long deadline;
+    volatile long cpu0;
+
+    Window(double seconds) {
+      nanos = (long) (seconds * 1e9);
+    }
+
+    void open() {
+      cpu0 = cpu();
+      start = System.nanoTime();
+      deadline = start + nanos;
+    }
+  }
+
+  interface LockLoop {
+    void run(Window w) throws Exception;
+  }
+
+  /**
+   * One thread per loop, all behind a barrier (sessions are connected before); the window opens
+   * when the barrier trips, CPU is read at the deadline, then the threads finish their last cycle.
+   * Returns the CPU (ns) over the window.
+   */
+  private static long timedThreads(List<LockLoop> loops, Window w) throws Exception {
+    CyclicBarrier barrier = new CyclicBarrier(loops.size() + 1, w::open);
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    List<Thread> threads = new ArrayList<>();
     try {
-      Object shared = new Object();
-      List<Double> gaps = new ArrayList<>();
-      List<Double> releases = new ArrayList<>();
-      long[] lastRelease = { -1 };
-      CyclicBarrier barrier = new CyclicBarrier(sessions + 1);
-      long[] window = new long[2];
-      List<Thread> threads = new ArrayList<>();
-      AtomicReference<Throwable> failure = new AtomicReference<>();
-      for (CuratorFramework c : clients) {
-        InterProcessMutex lock = new InterProcessMutex(c, path);
+      for (LockLoop loop : loops) {
         Thread t = new Thread(() -> {
           try {
             barrier.await();
-            long deadline = window[1];
-            while (System.nanoTime() < deadline) {
-              lock.acquire();
-              long acquired = System.nanoTime();
-              long releaseCall;
-              synchronized (shared) {
-                if (acquired < deadline && lastRelease[0] >= 0) gaps.add((acquired - lastRelease[0]) / 1000.0);
-                releaseCall = lastRelease[0] = System.nanoTime();
-              }
-              lock.release();
-              if (acquired < deadline) synchronized (shared) {
-                releases.add((System.nanoTime() - releaseCall) / 1000.0);
-              }
-            }
+            loop.run(w);
           } catch (Throwable e) {
-            failure.compareAndSet(null, e);
+            if (!stopping) failure.compareAndSet(null, e);
           }
-        });
+        }, "bench-lock-" + threads.size());
+        t.setDaemon(true);
         t.start();
         threads.add(t);
       }
-      window[0] = System.nanoTime();
-      window[1] = window[0] + (long) (seconds * 1e9);
-      long cpu0 = cpu();
-      barrier.await();
-      for (Thread t : threads) t.join();
+      barrier.await(CONNECT_WAIT_S, TimeUnit.SECONDS);
+      for (long left; (left = w.deadline - System.nanoTime()) > 0; ) TimeUnit.NANOSECONDS.sleep(left);
       long cpu1 = cpu();
-      if (failure.get() != null) throw new IllegalStateException(failure.get());
-      double[] lat = gaps.stream().mapToDouble(Double::doubleValue).toArray();
-      Map<String, Object> metrics = new LinkedHashMap<>();
-      metrics.put("releaseP50Us", median(releases.stream().mapToDouble(Double::doubleValue).toArray()));
-      return sample(lat.length, (long) (seconds * 1e9), lat, cpu1 - cpu0, metrics);
+      long until = System.currentTimeMillis() + TAIL_WAIT_MS;
+      for (Thread t : threads) {
+        t.join(Math.max(1, until - System.currentTimeMillis()));
+        if (t.isAlive()) throw new IllegalStateException("a lock thread still runs " + TAIL_WAIT_MS + " ms after the deadline");
+      }
+      if (failure.get() != null) throw new IllegalStateException("a lock thread failed", failure.get());
+      return cpu1 - w.cpu0;
     } finally {
-      closeAll(clients);
+      for (Thread t : threads) t.interrupt();
+      for (Thread t : threads) t.join(1_000);
     }
   }
 
-  private static Map<String, Object> readWrite(String path, int readers, int writers, double seconds) throws Exception {
-    List<CuratorFramework> clients = curators(readers + writers);
+  /**
+   * `sessions` sessions looping acquire/release on one mutex, no hold time. A hand-off is an
+   * acquire returning after another's release call; its gap runs from that release call.
+   */
+  private static Map<String, Object> contended(String path, int sessions, double seconds) throws Exception {
+    List<CuratorFramework> clients = new ArrayList<>();
     try {
-      long[] counts = new long[2];
-      CyclicBarrier barrier = new CyclicBarrier(readers + writers + 1);
-      long[] deadline = new long[1];
-      List<Thread> threads = new ArrayList<>();
-      AtomicReference<Throwable> failure = new AtomicReference<>();
+      for (int i = 0; i < sessions; i++) clients.add(curator());
+      Object shared = new Object();
+      Doubles gaps = new Doubles();
+      Doubles releases = new Doubles();
+      long[] lastReleaseCall = { 0 };
+      boolean[] released = { false };
+      List<LockLoop> loops = new ArrayList<>();
+      for (CuratorFramework c : clients) {
+        InterProcessMutex mutex = new InterProcessMutex(c, path);
+        loops.add(w -> {
+          while (!stopping && System.nanoTime() < w.deadline) {
+            mutex.acquire();
+            long acquired = System.nanoTime();
+            boolean inWindow = acquired < w.deadline;
+            long releaseCall;
+            synchronized (shared) {
+              if (inWindow && released[0]) gaps.add(us(acquired - lastReleaseCall[0]));
+              released[0] = true;
+              releaseCall = lastReleaseCall[0] = System.nanoTime();
+            }
+            mutex.release();
+            long releaseDone = System.nanoTime();
+            if (inWindow) synchronized (shared) {
+              releases.add(us(releaseDone - releaseCall));
+            }
+          }
+        });
+      }
+      Window w = new Window(seconds);
+      long cpu = timedThreads(loops, w);
+      Map<String, Object> metrics = new LinkedHashMap<>();
+      // How long a release (its delete) took under the same load: what a hand-off waits for.
+      metrics.put("releaseP50Us", p50(releases.toArray()));
+      double[] lat = gaps.toArray();
+      return sample(lat.length, w.deadline - w.start, lat, cpu, metrics);
+    } finally {
+      for (CuratorFramework c : clients) close(c);
+    }
+  }
+
+  /** Readers and writers, each its own session and read-write lock on `path`, looping for `seconds`. */
+  private static Map<String, Object> readWrite(String path, int readers, int writers, double seconds) throws Exception {
+    List<CuratorFramework> clients = new ArrayList<>();
+    try {
+      for (int i = 0; i < readers + writers; i++) clients.add(curator());
+      AtomicInteger reads = new AtomicInteger();
+      AtomicInteger writes = new AtomicInteger();
+      List<LockLoop> loops = new ArrayList<>();
       for (int i = 0; i < clients.size(); i++) {
         boolean writer = i >= readers;
         InterProcessReadWriteLock rw = new InterProcessReadWriteLock(clients.get(i), path);
         InterProcessLock lock = writer ? rw.writeLock() : rw.readLock();
-        Thread t = new Thread(() -> {
-          try {
-            barrier.await();
-            while (System.nanoTime() < deadline[0]) {
-              lock.acquire();
-              if (System.nanoTime() < deadline[0]) synchronized (counts) {
-                counts[writer ? 1 : 0]++;
-              }
-              lock.release();
-            }
-          } catch (Throwable e) {
-            failure.compareAndSet(null, e);
+        AtomicInteger counter = writer ? writes : reads;
+        loops.add(w -> {
+          while (!stopping && System.nanoTime() < w.deadline) {
+            lock.acquire();
+            if (System.nanoTime() < w.deadline) counter.incrementAndGet();
+            lock.release();
           }
         });
-        t.start();
-        threads.add(t);
       }
-      deadline[0] = System.nanoTime() + (long) (seconds * 1e9);
-      long cpu0 = cpu();
-      barrier.await();
-      for (Thread t : threads) t.join();
-      long cpu1 = cpu();
-      if (failure.get() != null) throw new IllegalStateException(failure.get());
+      Window w = new Window(seconds);
+      long cpu = timedThreads(loops, w);
+      double secs = (w.deadline - w.start) / 1e9;
       Map<String, Object> metrics = new LinkedHashMap<>();
-      metrics.put("readsPerSec", counts[0] / seconds);
-      metrics.put("writesPerSec", counts[1] / seconds);
-      return sample((int) (counts[0] + counts[1]), (long) (seconds * 1e9), new double[0], cpu1 - cpu0, metrics);
+      metrics.put("readsPerSec", reads.get() / secs);
+      metrics.put("writesPerSec", writes.get() / secs);
+      return sample(reads.get() + writes.get(), w.deadline - w.start, new double[0], cpu, metrics);
     } finally {
-      closeAll(clients);
+      for (CuratorFramework c : clients) close(c);
+    }
+  }
+
+  // ---- helpers ----
+
+  private static void close(Object session) {
+    // An interrupt (stdin ended mid-command) must not keep the session from closing.
+    boolean interrupted = Thread.interrupted();
+    closeQuietly(session);
+    if (interrupted) Thread.currentThread().interrupt();
+  }
+
+  private static void closeQuietly(Object session) {
+    if (!open.remove(session)) return;
+    try {
+      if (session instanceof ZooKeeper z) z.close();
+      else if (session instanceof CuratorFramework c) c.close();
+    } catch (Throwable e) {
+      // closing is best effort
     }
   }
 
@@ -317,10 +548,16 @@ public final class BenchDriver {
     return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
   }
 
-  private static double median(double[] v) {
-    double[] s = v.clone();
+  private static double us(long nanos) {
+    return nanos / 1000.0;
+  }
+
+  /** The median by the bench's percentile rule (bench/lib/stats.ts): the ceil(n/2)-th smallest. */
+  private static double p50(double[] values) {
+    if (values.length == 0) return Double.NaN;
+    double[] s = values.clone();
     Arrays.sort(s);
-    return s.length == 0 ? Double.NaN : s[Math.max(0, (int) Math.ceil(0.5 * s.length) - 1)];
+    return s[Math.max(0, (int) Math.ceil(0.5 * s.length) - 1)];
   }
 
   private static Map<String, Object> sample(int ops, long nanos, double[] latenciesUs, long cpuNanos, Map<String, Object> metrics) {
@@ -333,53 +570,233 @@ public final class BenchDriver {
     return m;
   }
 
-  // A little JSON: the commands are flat objects of strings and numbers.
-  private static String str(String json, String key) {
-    Matcher m = Pattern.compile("\"" + key + "\"\\s*:\\s*\"((?:[^\"\\\\]|\\\\.)*)\"").matcher(json);
-    if (!m.find()) throw new IllegalArgumentException("missing " + key);
-    return m.group(1).replace("\\\"", "\"").replace("\\\\", "\\");
+  private static String path(Map<String, Object> cmd) {
+    Object p = cmd.get("path");
+    if (!(p instanceof String s) || !s.startsWith("/")) throw new IllegalArgumentException("path must be an absolute ZooKeeper path, got " + p);
+    return s;
   }
 
-  private static long num(String json, String key) {
-    return (long) dbl(json, key);
+  private static int count(Map<String, Object> cmd, String key) {
+    return count(cmd, key, 1);
   }
 
-  private static double dbl(String json, String key) {
-    Matcher m = Pattern.compile("\"" + key + "\"\\s*:\\s*(-?[0-9.eE+-]+)").matcher(json);
-    if (!m.find()) throw new IllegalArgumentException("missing " + key);
-    return Double.parseDouble(m.group(1));
+  private static int count(Map<String, Object> cmd, String key, int min) {
+    Object v = cmd.get(key);
+    if (!(v instanceof Double d) || d != Math.rint(d) || d < min || d > Integer.MAX_VALUE) throw new IllegalArgumentException(key + " must be an integer >= " + min + ", got " + v);
+    return d.intValue();
   }
 
-  private static String json(Object v) {
-    StringBuilder b = new StringBuilder();
-    write(b, v);
-    return b.toString();
+  private static double seconds(Map<String, Object> cmd) {
+    Object v = cmd.get("seconds");
+    if (!(v instanceof Double d) || !(d > 0) || d > 3600) throw new IllegalArgumentException("seconds must be in (0, 3600], got " + v);
+    return d;
   }
 
-  @SuppressWarnings("unchecked")
-  private static void write(StringBuilder b, Object v) {
-    if (v == null) b.append("null");
-    else if (v instanceof String s) b.append('"').append(s.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n")).append('"');
-    else if (v instanceof Boolean || v instanceof Integer || v instanceof Long) b.append(v);
-    else if (v instanceof Double d) b.append(d.isNaN() || d.isInfinite() ? "null" : String.format(java.util.Locale.ROOT, "%.3f", d));
-    else if (v instanceof double[] a) {
-      b.append('[');
-      for (int i = 0; i < a.length; i++) {
-        if (i > 0) b.append(',');
-        b.append(String.format(java.util.Locale.ROOT, "%.1f", a[i]));
+  /** A growable array of doubles. */
+  private static final class Doubles {
+    private double[] a = new double[1024];
+    private int n;
+
+    void add(double v) {
+      if (n == a.length) a = Arrays.copyOf(a, n * 2);
+      a[n++] = v;
+    }
+
+    double[] toArray() {
+      return Arrays.copyOf(a, n);
+    }
+  }
+
+  /** Just enough JSON: commands in, replies out. Numbers are read as Double. */
+  static final class Json {
+    private final String s;
+    private int i;
+
+    private Json(String s) {
+      this.s = s;
+    }
+
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> object(String text) {
+      Json p = new Json(text);
+      Object v = p.value();
+      p.space();
+      if (p.i != text.length()) throw p.fail("trailing characters");
+      if (!(v instanceof Map)) throw p.fail("a command must be an object");
+      return (Map<String, Object>) v;
+    }
+
+    private IllegalArgumentException fail(String what) {
+      return new IllegalArgumentException("bad JSON command (" + what + " at " + i + "): " + (s.length() > 200 ? s.substring(0, 200) + "..." : s));
+    }
+
+    private void space() {
+      while (i < s.length() && " \t\r\n".indexOf(s.charAt(i)) >= 0) i++;
+    }
+
+    private char peek() {
+      if (i >= s.length()) throw fail("unexpected end");
+      return s.charAt(i);
+    }
+
+    private void expect(char c) {
+      space();
+      if (peek() != c) throw fail("expected '" + c + "'");
+      i++;
+    }
+
+    private Object value() {
+      space();
+      char c = peek();
+      if (c == '{') {
+        i++;
+        Map<String, Object> m = new LinkedHashMap<>();
+        space();
+        if (peek() == '}') {
+          i++;
+          return m;
+        }
+        while (true) {
+          space();
+          String key = string();
+          expect(':');
+          m.put(key, value());
+          space();
+          char d = peek();
+          i++;
+          if (d == '}') return m;
+          if (d != ',') throw fail("expected ',' or '}'");
+        }
       }
-      b.append(']');
-    } else if (v instanceof Map<?, ?> m) {
-      b.append('{');
-      boolean first = true;
-      for (Map.Entry<String, Object> e : ((Map<String, Object>) m).entrySet()) {
-        if (!first) b.append(',');
-        first = false;
-        write(b, e.getKey());
-        b.append(':');
-        write(b, e.getValue());
+      if (c == '[') {
+        i++;
+        List<Object> l = new ArrayList<>();
+        space();
+        if (peek() == ']') {
+          i++;
+          return l;
+        }
+        while (true) {
+          l.add(value());
+          space();
+          char d = peek();
+          i++;
+          if (d == ']') return l;
+          if (d != ',') throw fail("expected ',' or ']'");
+        }
       }
-      b.append('}');
-    } else b.append('"').append(v).append('"');
+      if (c == '"') return string();
+      for (String word : new String[] { "true", "false", "null" }) {
+        if (s.startsWith(word, i)) {
+          i += word.length();
+          return word.equals("null") ? null : Boolean.valueOf(word.equals("true"));
+        }
+      }
+      int start = i;
+      while (i < s.length() && "+-0123456789.eE".indexOf(s.charAt(i)) >= 0) i++;
+      if (start == i) throw fail("unexpected '" + c + "'");
+      try {
+        return Double.valueOf(s.substring(start, i));
+      } catch (NumberFormatException e) {
+        throw fail("bad number");
+      }
+    }
+
+    private String string() {
+      if (peek() != '"') throw fail("expected a string");
+      i++;
+      StringBuilder b = new StringBuilder();
+      while (true) {
+        char c = peek();
+        i++;
+        if (c == '"') return b.toString();
+        if (c != '\\') {
+          b.append(c);
+          continue;
+        }
+        char e = peek();
+        i++;
+        switch (e) {
+          case '"', '\\', '/' -> b.append(e);
+          case 'b' -> b.append('\b');
+          case 'f' -> b.append('\f');
+          case 'n' -> b.append('\n');
+          case 'r' -> b.append('\r');
+          case 't' -> b.append('\t');
+          case 'u' -> {
+            if (i + 4 > s.length()) throw fail("bad \\u escape");
+            b.append((char) Integer.parseInt(s.substring(i, i + 4), 16));
+            i += 4;
+          }
+          default -> throw fail("bad escape");
+        }
+      }
+    }
+
+    static String write(Object v) {
+      StringBuilder b = new StringBuilder();
+      write(b, v);
+      return b.toString();
+    }
+
+    private static void write(StringBuilder b, Object v) {
+      if (v == null) b.append("null");
+      else if (v instanceof String str) quote(b, str);
+      else if (v instanceof Boolean || v instanceof Integer || v instanceof Long) b.append(v);
+      else if (v instanceof Double d) number(b, d);
+      else if (v instanceof double[] a) {
+        // Latencies in µs to 0.1 µs: compact, and finer than the timer matters here.
+        b.append('[');
+        for (int k = 0; k < a.length; k++) {
+          if (k > 0) b.append(',');
+          long tenths = Math.round(a[k] * 10);
+          b.append(tenths / 10).append('.').append(Math.abs(tenths % 10));
+        }
+        b.append(']');
+      } else if (v instanceof Map<?, ?> m) {
+        b.append('{');
+        boolean first = true;
+        for (Map.Entry<?, ?> e : m.entrySet()) {
+          if (!first) b.append(',');
+          first = false;
+          quote(b, String.valueOf(e.getKey()));
+          b.append(':');
+          write(b, e.getValue());
+        }
+        b.append('}');
+      } else if (v instanceof List<?> l) {
+        b.append('[');
+        for (int k = 0; k < l.size(); k++) {
+          if (k > 0) b.append(',');
+          write(b, l.get(k));
+        }
+        b.append(']');
+      } else quote(b, v.toString());
+    }
+
+    private static void number(StringBuilder b, double d) {
+      if (Double.isNaN(d) || Double.isInfinite(d)) b.append("null");
+      else if (d == Math.rint(d) && Math.abs(d) < 1e15) b.append((long) d);
+      else b.append(d);
+    }
+
+    private static void quote(StringBuilder b, String str) {
+      b.append('"');
+      for (int k = 0; k < str.length(); k++) {
+        char c = str.charAt(k);
+        switch (c) {
+          case '"' -> b.append("\\\"");
+          case '\\' -> b.append("\\\\");
+          case '\n' -> b.append("\\n");
+          case '\r' -> b.append("\\r");
+          case '\t' -> b.append("\\t");
+          default -> {
+            if (c < 0x20) b.append(String.format("\\u%04x", (int) c));
+            else b.append(c);
+          }
+        }
+      }
+      b.append('"');
+    }
   }
 }
