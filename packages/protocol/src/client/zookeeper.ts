@@ -20,6 +20,7 @@ import { resolveOptions, type ClientOptions, type ResolvedOptions } from './opti
 import { addChroot, stripChroot, validatePath } from './paths.js';
 import { Transaction, type MultiReadOp, type MultiReadResult, executeMultiRead } from './transaction.js';
 import type { MultiOpInput } from '../jute/multi.js';
+import type { Reply } from '../connection/connection.js';
 
 /** @internal A create as the wire carries it, alone or inside a multi. */
 export type CreateOp = Extract<MultiOpInput, { type: 1 | 15 | 19 | 21 }>;
@@ -432,10 +433,19 @@ export class ZooKeeper implements AsyncDisposable {
     return sendRequest(this.#session, this.#options, op, opName, path, write, read, options);
   }
 
-  async #call<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions): Promise<T> {
-    const reply = await this.#send(op, opName, path, write, read, options);
-    if (reply.err !== 0) throw fromCode(reply.err, { op: opName, path });
-    return reply.body as T;
+  // Not an async function: one promise (the `then`) instead of an async frame and its await,
+  // on the path every request takes.
+  #call<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions): Promise<T> {
+    let sent: Promise<Reply<T>>;
+    try {
+      sent = this.#send(op, opName, path, write, read, options);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return sent.then((reply) => {
+      if (reply.err !== 0) throw fromCode(reply.err, { op: opName, path });
+      return reply.body as T;
+    });
   }
 
   #strip(serverPath: string | null): string {

@@ -9,6 +9,11 @@
  */
 import { DecodeError } from '../errors.js';
 
+// readLong's scratch: 8 bytes seen as one signed 64-bit integer in the machine's byte order.
+const SCRATCH = new Uint8Array(8);
+const SCRATCH_LONG = new BigInt64Array(SCRATCH.buffer);
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
 /**
  * Reads Jute primitives from `buf[offset, end)`. Buffers are returned as views into `buf`
  * (no copy), so they stay valid only as long as the caller keeps `buf` unchanged.
@@ -53,12 +58,27 @@ export class JuteReader {
     return (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!;
   }
 
-  /** An 8-byte big-endian signed long (Jute `long`), as a bigint. */
+  /**
+   * An 8-byte big-endian signed long (Jute `long`), as a bigint. The bytes are swapped into a
+   * scratch BigInt64Array (on a little-endian machine; big-endian ones keep the Buffer method), which
+   * allocates only the result: `Buffer.readBigInt64BE` builds it from several intermediate
+   * bigints, and a reply carries up to seven longs (its zxid and a Stat's six).
+   */
   readLong(): bigint {
     const p = this.#pos;
     if (this.#end - p < 8) throw truncated('long', 8, p, this.#end);
     this.#pos = p + 8;
-    return this.#buf.readBigInt64BE(p);
+    const b = this.#buf;
+    if (!LITTLE_ENDIAN) return b.readBigInt64BE(p);
+    SCRATCH[0] = b[p + 7]!;
+    SCRATCH[1] = b[p + 6]!;
+    SCRATCH[2] = b[p + 5]!;
+    SCRATCH[3] = b[p + 4]!;
+    SCRATCH[4] = b[p + 3]!;
+    SCRATCH[5] = b[p + 2]!;
+    SCRATCH[6] = b[p + 1]!;
+    SCRATCH[7] = b[p]!;
+    return SCRATCH_LONG[0]!;
   }
 
   /**
