@@ -175,20 +175,20 @@ async function contend(locks: readonly LockBase[], seconds: number): Promise<Sam
   const deadline = start + seconds * 1000;
   const wakes = new Wakes();
   const sample = await timed(async () => {
-      await Promise.all(
-        locks.map(async (lock) => {
-          while (performance.now() < deadline) {
-            const lease = await lock.acquire();
-            const t = performance.now();
-            if (lock instanceof Mutex) wakes.own(lease.node, lock.zk.sessionId);
-            if (t < deadline && lastRelease !== undefined) gaps.push((t - lastRelease) * 1000);
-            const r = (lastRelease = performance.now());
-            await lease.release();
-            if (t < deadline) releases.push((performance.now() - r) * 1000);
-          }
-        }),
-      );
-      return { ops: gaps.length, latenciesUs: gaps, seconds };
+    await Promise.all(
+      locks.map(async (lock) => {
+        while (performance.now() < deadline) {
+          const lease = await lock.acquire();
+          const t = performance.now();
+          if (lock instanceof Mutex) wakes.own(lease.node, lock.zk.sessionId);
+          if (t < deadline && lastRelease !== undefined) gaps.push((t - lastRelease) * 1000);
+          const r = (lastRelease = performance.now());
+          await lease.release();
+          if (t < deadline) releases.push((performance.now() - r) * 1000);
+        }
+      }),
+    );
+    return { ops: gaps.length, latenciesUs: gaps, seconds };
   });
   return { ...sample, metrics: { ...wakes.done(gaps.length), releaseP50Us: percentile(Float64Array.from(releases).sort(), 50) } };
 }
