@@ -2,7 +2,7 @@
  * The bench's running context: repetitions interleaved across clients, one warm-up each, rows
  * collected for the report, a progress line on stderr.
  */
-import { channel, subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { summarize, type Row, type Sample } from './stats.js';
 
 /** One repetition of a workload by one client; `warmup` runs are not reported (they may be shorter). */
@@ -86,7 +86,6 @@ export async function counting<T>(name: string, fn: () => Promise<T>): Promise<{
   const onMessage = () => {
     count++;
   };
-  channel(name); // created before subscribing, so the library's hasSubscribers sees it
   subscribe(name, onMessage);
   try {
     const result = await fn();
@@ -100,14 +99,4 @@ export async function counting<T>(name: string, fn: () => Promise<T>): Promise<{
 export function heapMiB(): number {
   (globalThis as { gc?: () => void }).gc?.();
   return process.memoryUsage().heapUsed / 2 ** 20;
-}
-
-/** Measures a timed loop: process CPU and wall time around `fn`, which returns ops, latencies and metrics. */
-export async function timed(fn: () => Promise<{ ops: number; latenciesUs?: number[]; metrics?: Record<string, number>; seconds?: number }>): Promise<Sample> {
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  const r = await fn();
-  const seconds = r.seconds ?? (performance.now() - t0) / 1000;
-  const cpu = process.cpuUsage(cpu0);
-  return { ops: r.ops, seconds, latenciesUs: r.latenciesUs ?? [], cpuUs: cpu.user + cpu.system, ...(r.metrics ? { metrics: r.metrics } : {}) };
 }

@@ -85,28 +85,44 @@ export function summarize(samples: readonly Sample[]): Summary {
   };
 }
 
-/** Runs `op` `count` times with `outstanding` requests in flight; records latencies when outstanding is 1. */
-export async function measure(count: number, outstanding: number, op: () => Promise<unknown>): Promise<Sample> {
-  const latenciesUs: number[] = [];
+/** The median of unsorted values (µs lists of one repetition). */
+export function median(values: readonly number[]): number {
+  return percentile(Float64Array.from(values).sort(), 50);
+}
+
+/**
+ * One repetition around `fn`: the process's CPU (user + system) and the wall time it took, with
+ * the ops, latencies and metrics it returns (`seconds` overrides the wall time, for fixed windows).
+ */
+export async function timed(fn: () => Promise<{ ops: number; latenciesUs?: number[]; metrics?: Record<string, number>; seconds?: number }>): Promise<Sample> {
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  if (outstanding === 1) {
-    for (let i = 0; i < count; i++) {
-      const s = performance.now();
-      await op();
-      latenciesUs.push((performance.now() - s) * 1000);
-    }
-  } else {
-    let started = 0;
-    const lane = async () => {
-      while (started < count) {
-        started++;
-        await op();
-      }
-    };
-    await Promise.all(Array.from({ length: outstanding }, lane));
-  }
-  const seconds = (performance.now() - t0) / 1000;
+  const r = await fn();
+  const seconds = r.seconds ?? (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
-  return { ops: count, seconds, latenciesUs, cpuUs: cpu.user + cpu.system };
+  return { ops: r.ops, seconds, latenciesUs: r.latenciesUs ?? [], cpuUs: cpu.user + cpu.system, ...(r.metrics ? { metrics: r.metrics } : {}) };
+}
+
+/** Runs `op` `count` times with `outstanding` requests in flight; records latencies when outstanding is 1. */
+export function measure(count: number, outstanding: number, op: () => Promise<unknown>): Promise<Sample> {
+  return timed(async () => {
+    const latenciesUs: number[] = [];
+    if (outstanding === 1) {
+      for (let i = 0; i < count; i++) {
+        const s = performance.now();
+        await op();
+        latenciesUs.push((performance.now() - s) * 1000);
+      }
+    } else {
+      let started = 0;
+      const lane = async () => {
+        while (started < count) {
+          started++;
+          await op();
+        }
+      };
+      await Promise.all(Array.from({ length: outstanding }, lane));
+    }
+    return { ops: count, latenciesUs };
+  });
 }

@@ -6,9 +6,9 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { ChannelName, CreateMode, ZooKeeper, type EventMessage } from '@zk/protocol';
 import { ExclusiveLock, Mutex, ReadWriteLock, type LockBase } from '@zk/locks';
-import { counting, heapMiB, timed, type Bench, type Repetition } from '../lib/bench.js';
+import { counting, heapMiB, type Bench, type Repetition } from '../lib/bench.js';
 import { CLIENT, WORKLOAD } from '../lib/names.js';
-import { percentile, type Sample } from '../lib/stats.js';
+import { median, timed, type Sample } from '../lib/stats.js';
 import type { JavaDriver } from '../peers/java.js';
 
 type LockKind = 'Mutex' | 'ExclusiveLock' | 'write lock';
@@ -112,8 +112,10 @@ class Wakes {
   readonly #owners = new Map<string, bigint>();
   readonly #onEvent = (m: unknown) => void this.#events.push(m as EventMessage);
 
-  constructor() {
+  /** Starts counting notifications. */
+  start(): this {
     subscribe(ChannelName.event, this.#onEvent);
+    return this;
   }
   /** Records that `sessionId` created the sequential node `node`. */
   own(node: string, sessionId: bigint): void {
@@ -161,8 +163,7 @@ async function baseline(zk: ZooKeeper, lock: LockBase, path: string, rounds: num
     acquire.push((performance.now() - t) * 1000);
     await lease.release();
   }
-  const p50 = (v: number[]) => percentile(Float64Array.from(v).sort(), 50);
-  return { acquireOverCreate: p50(acquire) / p50(create), acquireOverCreate2: p50(acquire) / p50(create2), createP50Us: p50(create) };
+  return { acquireOverCreate: median(acquire) / median(create), acquireOverCreate2: median(acquire) / median(create2), createP50Us: median(create) };
 }
 
 /** Sessions contending on one lock for `seconds`. */
@@ -171,9 +172,8 @@ async function contend(locks: readonly LockBase[], seconds: number): Promise<Sam
   // How long each release (its delete) took, under the same load: what a hand-off waits for.
   const releases: number[] = [];
   let lastRelease: number | undefined;
-  const start = performance.now();
-  const deadline = start + seconds * 1000;
-  const wakes = new Wakes();
+  const deadline = performance.now() + seconds * 1000;
+  const wakes = new Wakes().start();
   const sample = await timed(async () => {
     await Promise.all(
       locks.map(async (lock) => {
@@ -190,7 +190,7 @@ async function contend(locks: readonly LockBase[], seconds: number): Promise<Sam
     );
     return { ops: gaps.length, latenciesUs: gaps, seconds };
   });
-  return { ...sample, metrics: { ...wakes.done(gaps.length), releaseP50Us: percentile(Float64Array.from(releases).sort(), 50) } };
+  return { ...sample, metrics: { ...wakes.done(gaps.length), releaseP50Us: median(releases) } };
 }
 
 /** Readers and writers, each its own session, looping on one read-write lock for `seconds`. */
@@ -214,6 +214,19 @@ async function readWrite(readers: readonly ZooKeeper[], writers: readonly ZooKee
   });
 }
 
+/** Resolves once `path` has `n` children or more, woken by child watches (the last one removed). */
+async function childrenReach(zk: ZooKeeper, path: string, n: number): Promise<void> {
+  for (;;) {
+    let onChange!: () => void;
+    const changed = new Promise<void>((resolve) => (onChange = resolve));
+    if ((await zk.getChildren(path, { watch: onChange })).length >= n) {
+      await zk.removeWatches(path, { kind: 'child', listener: onChange }).catch(() => zk.removeLocalWatch('child', path, onChange));
+      return;
+    }
+    await changed;
+  }
+}
+
 /**
  * `count` waiters queued behind one holder (spread over the sessions), then released one after
  * another: notifications per release and the heap the queued waiters take.
@@ -230,9 +243,10 @@ async function thousandWaiters(clients: readonly ZooKeeper[], path: string, coun
     wakes.own(lease.node, mutex.zk.sessionId);
     await lease.release();
   });
-  // Queued when every waiter's node is in place (the bench polls; nothing here is asserted).
-  while ((await clients[0]!.getChildren(path)).length < count + 1) await new Promise((r) => setTimeout(r, 20));
+  await childrenReach(clients[0]!, path, count + 1);
   const heap = heapMiB() - heap0;
+  // Counting starts once the queue is complete: the child watches above are not the lock's.
+  wakes.start();
   const result = await timed(async () => {
     await holder.release();
     await Promise.all(done);

@@ -4,9 +4,8 @@
  */
 import { CreateMode, ZooKeeper } from '@zk/protocol';
 import type { Bench, Repetition } from '../lib/bench.js';
-import { timed } from '../lib/bench.js';
 import { CLIENT, WORKLOAD } from '../lib/names.js';
-import { measure, percentile } from '../lib/stats.js';
+import { measure, median, timed } from '../lib/stats.js';
 import type { JavaDriver } from '../peers/java.js';
 import { connectNzc, type NzcClient } from '../peers/nzc.js';
 
@@ -83,8 +82,7 @@ export async function rawWorkloads(bench: Bench, c: RawClients, base: string): P
         deletes.push((t2 - t1) * 1000);
         latenciesUs.push((t2 - t0) * 1000);
       }
-      const p50 = (v: number[]) => percentile(Float64Array.from(v).sort(), 50);
-      return { ops: count, latenciesUs, metrics: { createP50Us: p50(creates), deleteP50Us: p50(deletes) } };
+      return { ops: count, latenciesUs, metrics: { createP50Us: median(creates), deleteP50Us: median(deletes) } };
     });
   await bench.compare(
     'raw',

@@ -3,9 +3,9 @@
  */
 import { ZooKeeper } from '@zk/protocol';
 import { Mutex, type Lease } from '@zk/locks';
-import { heapMiB, timed, type Bench } from '../lib/bench.js';
+import { heapMiB, type Bench } from '../lib/bench.js';
 import { CLIENT, WORKLOAD } from '../lib/names.js';
-import type { Sample } from '../lib/stats.js';
+import { timed, type Sample } from '../lib/stats.js';
 
 /** Runs the scale workloads under `base`. */
 export async function scaleWorkloads(bench: Bench, connect: string, zk: ZooKeeper, base: string): Promise<void> {
