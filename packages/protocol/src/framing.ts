@@ -25,10 +25,12 @@ export interface FrameSink {
  * Chunks in, frames out. A frame inside one chunk is handed over as a view of the chunk (no
  * copy); a frame spanning chunks is assembled into one buffer of exactly its length, allocated
  * only once the length has been read and checked. A negative length is a {@link DecodeError};
- * a length over `maxFrameSize` is reported through `sink.oversize` and skipped.
+ * a length over `maxFrameSize` is reported through `sink.oversize` and skipped. `maxFrameSize`
+ * may be a function, asked as each frame's length arrives (the connection allows a coalesced
+ * read's reply more than one reply's worth).
  */
 export class FrameDecoder {
-  readonly #max: number;
+  readonly #max: number | (() => number);
   readonly #sink: FrameSink;
   /** Bytes of a length prefix cut across chunks. */
   readonly #lenBuf = Buffer.alloc(4);
@@ -43,7 +45,7 @@ export class FrameDecoder {
   #oversizeHave = 0;
   #oversizeLength = 0;
 
-  constructor(sink: FrameSink, maxFrameSize: number = DEFAULT_MAX_FRAME_SIZE) {
+  constructor(sink: FrameSink, maxFrameSize: number | (() => number) = DEFAULT_MAX_FRAME_SIZE) {
     this.#sink = sink;
     this.#max = maxFrameSize;
   }
@@ -104,7 +106,8 @@ export class FrameDecoder {
         length = this.#lenBuf.readInt32BE(0);
       }
       if (length < 0) throw new DecodeError(`negative frame length ${length}`, { offset: off - 4 });
-      if (length > this.#max) {
+      const max = this.#max;
+      if (length > (typeof max === 'number' ? max : max())) {
         // Only the reply header is kept (a few bytes, allocated once the length is known).
         this.#skip = length;
         this.#oversizeLength = length;

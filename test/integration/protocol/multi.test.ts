@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BadVersionError, CreateMode, ErrorCode, NodeExistsError, NoNodeError, TransactionError, ZooKeeper } from '@zk/protocol';
+import { BadVersionError, CreateMode, ErrorCode, NoAuthError, NodeExistsError, NoNodeError, Perm, TransactionError, ZooKeeper } from '@zk/protocol';
 import { TestSpace } from '../../harness/fixtures.js';
+import { fourLetter } from '../../harness/fourletter.js';
 
 let space: TestSpace;
 let zk: ZooKeeper;
@@ -79,6 +80,78 @@ describe('multi - multiRead', () => {
     expect(results[1]).toEqual({ type: 'getChildren', path: '/r', children: ['a'] });
     expect(results[2]?.type).toBe('error');
     expect(results[2]?.type === 'error' && results[2].error).toBeInstanceOf(NoNodeError);
+  });
+});
+
+/** Requests the server has received on this client's connection (`cons`: recved of its session). */
+async function received(client: ZooKeeper): Promise<number> {
+  const server = client.server!;
+  const sid = `sid=0x${client.sessionId.toString(16)}`;
+  const line = (await fourLetter(server.host, server.port, 'cons')).split('\n').find((l) => l.includes(sid));
+  const m = line && /recved=(\d+)/.exec(line);
+  if (!m) throw new Error(`no cons line for ${sid}`);
+  return Number(m[1]);
+}
+
+describe('multi - coalesceReads', () => {
+  it('sends the reads of one tick as one request, each call with its own result or typed error', async () => {
+    const zc = await space.client({ coalesceReads: true });
+    await zk.create('/c', 'root');
+    for (let i = 0; i < 10; i++) await zk.create(`/c/n${i}`, `v${i}`);
+    const before = await received(zc);
+    const [datas, children, missing] = await Promise.all([
+      Promise.all(Array.from({ length: 10 }, (_, i) => zc.getData(`/c/n${i}`))),
+      zc.getChildren('/c'),
+      zc.getData('/c/missing').catch((e: unknown) => e),
+    ]);
+    const after = await received(zc);
+    expect(datas.map((d) => d.data.toString())).toEqual(Array.from({ length: 10 }, (_, i) => `v${i}`));
+    expect(datas[3]!.stat.version).toBe(0);
+    expect(datas[3]!.stat.dataLength).toBe(2);
+    expect(children.sort()).toEqual(Array.from({ length: 10 }, (_, i) => `n${i}`).sort());
+    expect(missing).toBeInstanceOf(NoNodeError);
+    expect((missing as NoNodeError).path).toBe('/c/missing');
+    // 12 calls, one request (a ping may fall in between); the same reads without coalescing are 12.
+    expect(after - before).toBeLessThanOrEqual(2);
+    const b2 = await received(zk);
+    await Promise.all(Array.from({ length: 10 }, (_, i) => zk.getData(`/c/n${i}`)));
+    expect((await received(zk)) - b2).toBeGreaterThanOrEqual(10);
+  });
+
+  it('keeps the calling order with writes made in the same tick', async () => {
+    const zc = await space.client({ coalesceReads: true });
+    await zc.create('/o', 'old');
+    const [before1, before2, , after1, after2] = await Promise.all([
+      zc.getData('/o'),
+      zc.getData('/o'),
+      zc.setData('/o', 'new'),
+      zc.getData('/o'),
+      zc.getData('/o'),
+    ]);
+    expect([before1, before2].map((r) => r.data.toString())).toEqual(['old', 'old']);
+    expect([after1, after2].map((r) => r.data.toString())).toEqual(['new', 'new']);
+    expect(after1.stat.version).toBe(1);
+  });
+
+  it('sends a read with a watch alone, and its watch fires', async () => {
+    const zc = await space.client({ coalesceReads: true });
+    await zc.create('/w', 'a');
+    let fired!: (type: string) => void;
+    const event = new Promise<string>((r) => (fired = r));
+    const [watched, plain] = await Promise.all([zc.getData('/w', { watch: (e) => fired(e.type) }), zc.getData('/w')]);
+    expect(watched.data.toString()).toBe('a');
+    expect(plain.data.toString()).toBe('a');
+    await zk.setData('/w', 'b');
+    expect(await event).toBe('NodeDataChanged');
+  });
+
+  it('fails only the read the ACL forbids', async () => {
+    const zc = await space.client({ coalesceReads: true });
+    await zk.create('/open', 'o');
+    await zk.create('/closed', 'c', { acl: [{ perms: Perm.ALL, id: { scheme: 'digest', id: 'nobody:Vy1hvv8eHfZjSqxLHLaCF/gfbN0=' } }] });
+    const [open, closed] = await Promise.all([zc.getData('/open'), zc.getData('/closed').catch((e: unknown) => e)]);
+    expect(open.data.toString()).toBe('o');
+    expect(closed).toBeInstanceOf(NoAuthError);
   });
 });
 

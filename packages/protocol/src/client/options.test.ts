@@ -14,6 +14,7 @@ describe('options - resolveOptions', () => {
       requestTimeout: undefined,
       maxFrameSize: DEFAULT_MAX_FRAME_SIZE,
       canBeReadOnly: false,
+      coalesceReads: false,
       whileDisconnected: 'fail',
       auth: [],
     });
@@ -32,6 +33,7 @@ describe('options - resolveOptions', () => {
     [{ maxFrameSize: 1.5e6 + 0.5 }, 'maxFrameSize'],
     [{ auth: [{ scheme: '', auth: 'x' }] }, 'auth'],
     [{ whileDisconnected: 'later' as never }, 'whileDisconnected'],
+    [{ coalesceReads: 'yes' as never }, 'coalesceReads'],
   ])('refuses %j', (opts, arg) => {
     try {
       resolveOptions('a', opts);

@@ -29,6 +29,17 @@ export interface ClientOptions {
   maxFrameSize?: number;
   /** Accept a read-only server when the quorum is unreachable (default false). */
   canBeReadOnly?: boolean;
+  /**
+   * Send the watch-less `getData` and `getChildren` calls made in the same tick of the event
+   * loop as one `multiRead` request (default false; needs ZooKeeper 3.6 or later: a 3.5 server
+   * answers with Unimplemented and closes the connection). The server then handles many reads
+   * as one request: on a 2-core machine, 64 concurrent getData went from about 21,000 to over
+   * 100,000 per second (bench/README.md). Each call still gets its own result or typed error,
+   * and keeps its place in the session's order. The reads of one batch see the same state, and
+   * each waits for the whole batch's reply, which may be as large as all their replies
+   * together. Reads with a watch, `exists` and `getChildrenWithStat` always go alone.
+   */
+  coalesceReads?: boolean;
   /** TLS options (CA, cert, key, servername, ...) to connect to a secure client port. */
   tls?: TlsConnectionOptions;
   /** Credentials added right after connecting, e.g. `[{ scheme: 'digest', auth: 'user:pass' }]`. */
@@ -60,6 +71,7 @@ export interface ResolvedOptions {
   requestTimeout: number | undefined;
   maxFrameSize: number;
   canBeReadOnly: boolean;
+  coalesceReads: boolean;
   tls: TlsConnectionOptions | undefined;
   auth: ReadonlyArray<{ scheme: string; auth: Buffer }>;
   whileDisconnected: 'fail' | 'wait';
@@ -76,6 +88,9 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
   const maxFrameSize = options.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE;
   if (!Number.isInteger(maxFrameSize) || maxFrameSize < 1024) {
     throw new InvalidArgumentError('maxFrameSize', `must be an integer >= 1024, got ${String(maxFrameSize)}`);
+  }
+  if (options.coalesceReads !== undefined && typeof options.coalesceReads !== 'boolean') {
+    throw new InvalidArgumentError('coalesceReads', `must be a boolean, got ${String(options.coalesceReads)}`);
   }
   if (options.whileDisconnected !== undefined && options.whileDisconnected !== 'fail' && options.whileDisconnected !== 'wait') {
     throw new InvalidArgumentError('whileDisconnected', `must be 'fail' or 'wait', got ${String(options.whileDisconnected)}`);
@@ -98,6 +113,7 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
     requestTimeout: options.requestTimeout,
     maxFrameSize,
     canBeReadOnly: options.canBeReadOnly ?? false,
+    coalesceReads: options.coalesceReads ?? false,
     tls: options.tls,
     auth,
     whileDisconnected: options.whileDisconnected ?? 'fail',

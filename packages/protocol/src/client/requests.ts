@@ -20,7 +20,12 @@ interface SendOptions {
 /** States in which `whileDisconnected: 'wait'` holds a request instead of failing it. */
 const waitable = new Set<SessionState>(['connecting', 'suspended', 'lost']);
 
-/** @internal Sends one request; resolves with the raw reply (the error code is not thrown). */
+const COALESCE = { coalesce: true } as const;
+
+/**
+ * @internal Sends one request; resolves with the raw reply (the error code is not thrown).
+ * `coalesce` marks a watch-less getData or getChildren that may share a multiRead (coalesceReads).
+ */
 export function sendRequest<T>(
   session: Session,
   settings: Pick<ResolvedOptions, 'requestTimeout' | 'whileDisconnected'>,
@@ -30,6 +35,7 @@ export function sendRequest<T>(
   write: ((w: JuteWriter) => void) | undefined,
   read: ((r: JuteReader) => T) | undefined,
   options: SendOptions,
+  coalesce = false,
 ): Promise<Reply<T>> {
   const timeout = options.timeout ?? settings.requestTimeout;
   validateTimeout(timeout);
@@ -37,9 +43,9 @@ export function sendRequest<T>(
   const context = { op: opName, ...(path ? { path } : {}) };
   const traced = requestStartChannel.hasSubscribers || requestFinishChannel.hasSubscribers;
   if (settings.whileDisconnected === 'wait' && waitable.has(session.state)) {
-    return sendWhenConnected(session, op, path, write, read, options.signal, timeout, context, traced);
+    return sendWhenConnected(session, op, path, write, read, options.signal, timeout, context, traced, coalesce);
   }
-  const reply = raceAbort(session.request(op, write, read), options.signal, timeout, context);
+  const reply = raceAbort(session.request(op, write, read, coalesce ? COALESCE : undefined), options.signal, timeout, context);
   return traced ? trace(op, path, reply) : reply;
 }
 
@@ -57,6 +63,7 @@ async function sendWhenConnected<T>(
   timeout: number | undefined,
   context: { op: string; path?: string },
   traced: boolean,
+  coalesce: boolean,
 ): Promise<Reply<T>> {
   const deadline = timeout === undefined ? undefined : performance.now() + timeout;
   const ac = new AbortController();
@@ -70,7 +77,7 @@ async function sendWhenConnected<T>(
     signal?.removeEventListener('abort', onAbort);
   }
   const left = deadline === undefined ? undefined : Math.max(0, deadline - performance.now());
-  const sent = raceAbort(session.request(op, write, read), signal, left, context);
+  const sent = raceAbort(session.request(op, write, read, coalesce ? COALESCE : undefined), signal, left, context);
   return traced ? trace(op, path, sent) : sent;
 }
 

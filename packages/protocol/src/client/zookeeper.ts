@@ -213,7 +213,7 @@ export class ZooKeeper implements AsyncDisposable {
     validatePath(path);
     const p = addChroot(this.#chroot, path);
     const watch = options.watch !== undefined;
-    const body = await this.#call(OpCode.getData, 'getData', path, (w) => proto.writeGetDataRequest(w, { path: p, watch }), proto.readGetDataResponse, options);
+    const body = await this.#call(OpCode.getData, 'getData', path, (w) => proto.writeGetDataRequest(w, { path: p, watch }), proto.readGetDataResponse, options, !watch);
     if (options.watch) this.#session.watches.add('data', path, options.watch);
     return { data: body.data ?? EMPTY, stat: body.stat };
   }
@@ -252,7 +252,7 @@ export class ZooKeeper implements AsyncDisposable {
     validatePath(path);
     const p = addChroot(this.#chroot, path);
     const watch = options.watch !== undefined;
-    const body = await this.#call(OpCode.getChildren, 'getChildren', path, (w) => proto.writeGetChildrenRequest(w, { path: p, watch }), proto.readGetChildrenResponse, options);
+    const body = await this.#call(OpCode.getChildren, 'getChildren', path, (w) => proto.writeGetChildrenRequest(w, { path: p, watch }), proto.readGetChildrenResponse, options, !watch);
     if (options.watch) this.#session.watches.add('child', path, options.watch);
     return (body.children ?? []) as string[];
   }
@@ -429,16 +429,17 @@ export class ZooKeeper implements AsyncDisposable {
     return this.#send(op, opName, path, write, read, options);
   }
 
-  #send<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions) {
-    return sendRequest(this.#session, this.#options, op, opName, path, write, read, options);
+  #send<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions, coalesce = false) {
+    return sendRequest(this.#session, this.#options, op, opName, path, write, read, options, coalesce);
   }
 
   // Not an async function: one promise (the `then`) instead of an async frame and its await,
   // on the path every request takes.
-  #call<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions): Promise<T> {
+  // `coalesce`: a watch-less getData or getChildren, which coalesceReads may batch.
+  #call<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions, coalesce = false): Promise<T> {
     let sent: Promise<Reply<T>>;
     try {
-      sent = this.#send(op, opName, path, write, read, options);
+      sent = this.#send(op, opName, path, write, read, options, coalesce);
     } catch (err) {
       return Promise.reject(err);
     }

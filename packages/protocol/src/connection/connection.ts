@@ -12,6 +12,7 @@ import { JuteReader } from '../jute/reader.js';
 import { JuteWriter } from '../jute/writer.js';
 import { readWatcherEvent, type WatcherEvent } from '../jute/proto.js';
 import { decodeConnectResponse, encodeConnectRequest, exchangeHandshake, type HandshakeResult } from './handshake.js';
+import { MAX_COALESCED_READS, ReadBatch, writeReadBatch, type QueuedRead } from './coalesce.js';
 import { Liveness } from './liveness.js';
 import { PendingQueue, type PendingRequest, type Reply } from './pending.js';
 import { dial, type DialOptions, type Transport } from './transport.js';
@@ -31,6 +32,8 @@ export interface ConnectionOptions {
   passwd?: Buffer | undefined;
   lastZxidSeen?: bigint | undefined;
   canBeReadOnly?: boolean | undefined;
+  /** Send the reads marked `coalesce` that are made in the same tick as one multiRead (3.6+; see coalesce.ts). */
+  coalesceReads?: boolean | undefined;
   /** Deadline for TCP + handshake, ms. */
   connectTimeout: number;
   /** Frame size limit for both directions, bytes (default {@link DEFAULT_MAX_FRAME_SIZE}, as the server's `jute.maxbuffer`). */
@@ -68,6 +71,10 @@ export class Connection {
   #closing: Promise<void> | undefined;
   /** Chunks held back until open() has returned (see the constructor). */
   #deferred: Buffer[] | undefined;
+  readonly #coalesce: boolean;
+  /** Reads of this tick waiting to leave as one batch (coalesceReads only). */
+  #reads: QueuedRead[] | undefined;
+  readonly #flushReads = () => this.#sendReads();
 
   /**
    * Dials, performs the handshake and resolves with a ready connection, within `connectTimeout`.
@@ -99,7 +106,12 @@ export class Connection {
     this.#where = where;
     this.#lastZxid = opts.lastZxidSeen ?? 0n;
     this.#maxFrame = opts.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE;
-    this.#decoder = new FrameDecoder({ frame: (f) => this.#onFrame(f), oversize: (len, header) => this.#onOversize(len, header) }, this.#maxFrame);
+    this.#coalesce = opts.coalesceReads ?? false;
+    // A coalesced batch's reply may be as large as its reads' replies together. The limit is
+    // asked when a frame's length arrives; a notification coming just before that reply gets
+    // the same allowance, which is harmless.
+    const limit = this.#coalesce ? () => this.#pending.peek()?.maxReply ?? this.#maxFrame : this.#maxFrame;
+    this.#decoder = new FrameDecoder({ frame: (f) => this.#onFrame(f), oversize: (len, header) => this.#onOversize(len, header) }, limit);
     this.#liveness = new Liveness(
       { sendPing: () => this.#ping(), onDead: (idle) => this.#fail(new ConnectionLossError(`no reply from ${where} for ${Math.round(idle)} ms`)) },
       session.timeOut,
@@ -151,28 +163,27 @@ export class Connection {
    * its error code (the body is read with `read` only when err is 0). Rejects with ConnectionLoss
    * if the connection ends first, with PacketTooLarge if the request (before sending) or its reply
    * is over the frame limit, or with what `write` threw (nothing sent). `options.xid` sends with a
-   * reserved xid (auth -4 is answered out of band; setWatches -8 in order).
+   * reserved xid (auth -4 is answered out of band; setWatches -8 in order). `options.coalesce`
+   * marks a watch-less getData or getChildren that may share a multiRead with the other reads
+   * of this tick, when the connection was opened with `coalesceReads`.
    */
-  request<T>(type: number, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options?: { xid?: number }): Promise<Reply<T>> {
+  request<T>(type: number, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options?: { xid?: number | undefined; coalesce?: boolean | undefined }): Promise<Reply<T>> {
     if (this.#closed) return Promise.reject(new ConnectionLossError(`connection to ${this.#where} closed`));
-    const fixedXid = options?.xid;
-    const w = JuteWriter.frame();
-    try {
-      w.writeInt(fixedXid ?? 0).writeInt(type);
-      if (write) write(w);
-    } catch (err) {
-      return Promise.reject(err);
+    if (options?.coalesce && this.#coalesce) {
+      return new Promise<Reply<T>>((resolve, reject) => {
+        const q: QueuedRead = { type, write, read, resolve: resolve as (reply: Reply<unknown>) => void, reject };
+        const reads = this.#reads;
+        if (reads === undefined) {
+          this.#reads = [q];
+          process.nextTick(this.#flushReads);
+        } else if (reads.push(q) >= MAX_COALESCED_READS) {
+          this.#sendReads();
+        }
+      });
     }
-    const frame = w.finishFrame();
-    if (frame.length - 4 > this.#maxFrame) return Promise.reject(new PacketTooLargeError(frame.length - 4, this.#maxFrame));
-    // The xid is taken only for a request that will be sent, and patched in place.
-    const xid = fixedXid ?? this.#pending.nextXid();
-    if (fixedXid === undefined) frame.writeInt32BE(xid, 4);
-    return new Promise<Reply<T>>((resolve, reject) => {
-      this.#pending.push({ xid, type, read, resolve: resolve as (reply: Reply<unknown>) => void, reject });
-      this.#transport.write(frame);
-      this.#liveness.sent();
-    });
+    // Reads queued earlier in this tick leave first: the server answers in the order it receives.
+    if (this.#reads !== undefined) this.#sendReads();
+    return new Promise<Reply<T>>((resolve, reject) => this.#send(type, write, read, resolve as (reply: Reply<unknown>) => void, reject, options?.xid));
   }
 
   /**
@@ -196,6 +207,57 @@ export class Connection {
   /** Drops the connection at once (no closeSession): outstanding requests fail with ConnectionLoss caused by `reason`. */
   destroy(reason?: Error): void {
     this.#fail(reason ?? new ConnectionLossError(`connection to ${this.#where} destroyed`));
+  }
+
+  // Serialises one request, takes its xid (only for a request that will be sent; patched in
+  // place) and queues it for the next write.
+  #send(type: number, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => unknown) | undefined, resolve: (reply: Reply<unknown>) => void, reject: (err: unknown) => void, fixedXid?: number): void {
+    const w = JuteWriter.frame();
+    try {
+      w.writeInt(fixedXid ?? 0).writeInt(type);
+      if (write) write(w);
+    } catch (err) {
+      reject(err);
+      return;
+    }
+    const frame = w.finishFrame();
+    if (frame.length - 4 > this.#maxFrame) {
+      reject(new PacketTooLargeError(frame.length - 4, this.#maxFrame));
+      return;
+    }
+    const xid = fixedXid ?? this.#pending.nextXid();
+    if (fixedXid === undefined) frame.writeInt32BE(xid, 4);
+    this.#pending.push({ xid, type, read, resolve, reject });
+    this.#transport.write(frame);
+    this.#liveness.sent();
+  }
+
+  // Writes this tick's coalesced reads: one alone as itself, several as one multiRead. Should the
+  // batch not encode or not fit in a frame, each read goes alone, in the same order.
+  #sendReads(): void {
+    const reads = this.#reads;
+    if (reads === undefined) return;
+    this.#reads = undefined;
+    if (reads.length > 1) {
+      const w = JuteWriter.frame(32 + reads.length * 48);
+      let frame: Buffer | undefined;
+      try {
+        w.writeInt(0).writeInt(OpCode.multiRead);
+        writeReadBatch(w, reads);
+        frame = w.finishFrame();
+      } catch {
+        frame = undefined;
+      }
+      if (frame !== undefined && frame.length - 4 <= this.#maxFrame) {
+        const xid = this.#pending.nextXid();
+        frame.writeInt32BE(xid, 4);
+        this.#pending.push(new ReadBatch(xid, reads, this.#maxFrame));
+        this.#transport.write(frame);
+        this.#liveness.sent();
+        return;
+      }
+    }
+    for (const q of reads) this.#send(q.type, q.write, q.read, q.resolve, q.reject);
   }
 
   #ping(): void {
@@ -281,11 +343,14 @@ export class Connection {
     this.#closed = true;
     this.#deferred = undefined;
     this.#liveness.stop();
+    const reads = this.#reads ?? [];
+    this.#reads = undefined;
     const loss =
       reason instanceof ConnectionLossError
         ? reason
         : new ConnectionLossError(reason ? `connection to ${this.#where} closed: ${reason.message}` : `connection to ${this.#where} closed`, { cause: reason });
     this.#pending.failAll(() => loss);
+    for (const q of reads) q.reject(loss);
     this.#events.close(reason);
   }
 }

@@ -28,6 +28,8 @@ export interface PendingRequest {
   readonly type: number;
   /** Reads the reply body (only called when err is 0). */
   readonly read: ((r: JuteReader) => unknown) | undefined;
+  /** The largest reply accepted for it, when more than the connection's frame limit (a coalesced read batch). */
+  readonly maxReply?: number;
   resolve(reply: Reply<unknown>): void;
   reject(err: unknown): void;
 }

@@ -32,6 +32,8 @@ export interface SessionOptions {
   connectTimeout: number;
   maxFrameSize: number;
   canBeReadOnly: boolean;
+  /** Send watch-less reads of one tick as one multiRead (see connection/coalesce.ts). */
+  coalesceReads?: boolean | undefined;
   tls: TlsConnectionOptions | undefined;
   /** A session to resume rather than start. */
   session?: { id: bigint; password: Buffer } | undefined;
@@ -140,7 +142,7 @@ export class Session {
 
   /** Records credentials to send now and on every reconnect (Java's `addAuthInfo`). */
   async addAuth(scheme: string, auth: Buffer): Promise<void> {
-    const reply = await this.request(OpCode.auth, (w) => writeAuthPacket(w, { type: 0, scheme, auth }), undefined, Xid.auth);
+    const reply = await this.request(OpCode.auth, (w) => writeAuthPacket(w, { type: 0, scheme, auth }), undefined, { xid: Xid.auth });
     if (reply.err !== 0) throw fromCode(reply.err, { op: 'addAuth' });
     this.#auth.push({ scheme, auth });
   }
@@ -166,6 +168,7 @@ export class Session {
           canBeReadOnly: this.#options.canBeReadOnly,
           connectTimeout: this.#options.connectTimeout,
           maxFrameSize: this.#options.maxFrameSize,
+          coalesceReads: this.#options.coalesceReads,
           signal,
         },
         {
@@ -283,11 +286,11 @@ export class Session {
   /**
    * Sends one request on the live connection. Without one, fails at once with ConnectionLoss
    * (or SessionExpired / ClientClosed / AuthFailed in those states): nothing is queued or
-   * resent behind the caller's back.
+   * resent behind the caller's back. `options` as {@link Connection.request}'s.
    */
-  request<T>(type: number, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, xid?: number): Promise<Reply<T>> {
+  request<T>(type: number, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options?: { xid?: number; coalesce?: boolean }): Promise<Reply<T>> {
     const conn = this.#connection;
-    if (conn && isConnected(this.#state)) return conn.request(type, write, read, xid === undefined ? undefined : { xid });
+    if (conn && isConnected(this.#state)) return conn.request(type, write, read, options);
     return Promise.reject(this.#unavailable());
   }
 
