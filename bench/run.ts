@@ -65,6 +65,7 @@ const versions: Record<string, string> = { 'node-zookeeper-client': '1.1.3' };
 async function pass(connect: string, full: boolean): Promise<void> {
   const base = `/bench-${process.pid}-${Date.now()}`;
   const zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+  const coalesced = await ZooKeeper.connect(connect, { sessionTimeout: 10_000, coalesceReads: true });
   let nzc: NzcClient | undefined;
   let java: JavaDriver | undefined;
   try {
@@ -78,12 +79,13 @@ async function pass(connect: string, full: boolean): Promise<void> {
       }
     } else bench.skipped['ZooKeeper Java client, Curator'] = '--no-java';
     await zk.create(base);
-    await rawWorkloads(bench, { connect, zk, nzc, java }, base);
+    await rawWorkloads(bench, { connect, zk, coalesced, nzc, java }, base);
     await lockWorkloads(bench, connect, zk, java, base);
     if (full) await scaleWorkloads(bench, connect, zk, base);
   } finally {
     nzc?.close();
     await java?.close();
+    await coalesced.close();
     await zk.close();
   }
 }

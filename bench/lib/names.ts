@@ -6,6 +6,8 @@
 /** The clients a row can come from. */
 export const CLIENT = {
   ours: 'ours',
+  /** Ours with `coalesceReads` (reads of one tick in one multiRead), on the getData workloads. */
+  oursCoalesced: 'ours, coalesceReads',
   nzc: 'node-zookeeper-client',
   java: 'ZooKeeper Java client',
   curator: 'Curator',

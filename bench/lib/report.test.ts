@@ -40,6 +40,20 @@ describe('bench report - targets', () => {
     expect(verdict([cd, slow], 'uncontended Mutex acquire p50 <= 1.15x one create round trip (separate')).toBe('missed');
   });
 
+  it('coalesceReads has its own getData targets, against the same peer row', () => {
+    const peer = row(WORKLOAD.get64, CLIENT.nzc, 10_000, { cpuPerOp: 20 });
+    const plain = row(WORKLOAD.get64, CLIENT.ours, 11_000, { cpuPerOp: 12 });
+    const rows = [plain, row(WORKLOAD.get64, CLIENT.oursCoalesced, 100_000, { cpuPerOp: 2 }), peer];
+    expect(verdict(rows, 'getData, 64 outstanding: throughput')).toBe('missed');
+    expect(verdict(rows, 'getData, 64 outstanding, coalesceReads: throughput')).toBe('met');
+    expect(verdict(rows, 'getData, 64 outstanding, coalesceReads: client CPU')).toBe('met');
+    // Each configuration of ours gets its ratio against the peer; ours are not compared with each other.
+    expect(versusRows(rows).map((v) => [v.workload, v.peer, v.throughput])).toEqual([
+      [WORKLOAD.get64, CLIENT.nzc, 1.1],
+      [`${WORKLOAD.get64} (${CLIENT.oursCoalesced})`, CLIENT.nzc, 10],
+    ]);
+  });
+
   it('a target whose rows are missing is not measured, not missed', () => {
     expect(verdict([row(WORKLOAD.get64, CLIENT.ours, 10_000)], 'getData, 64 outstanding: throughput')).toBe('not measured');
     expect(verdict([], '1,000 waiters')).toBe('not measured');

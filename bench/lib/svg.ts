@@ -8,6 +8,7 @@ import type { Row } from './stats.js';
 
 const COLOURS: Readonly<Record<string, string>> = {
   [CLIENT.ours]: '#1f77b4',
+  [CLIENT.oursCoalesced]: '#17becf',
   [CLIENT.nzc]: '#ff7f0e',
   [CLIENT.java]: '#2ca02c',
   [CLIENT.curator]: '#d62728',
