@@ -33,8 +33,8 @@ export interface ClientOptions {
    * Send the watch-less `getData` and `getChildren` calls made in the same tick of the event
    * loop as one `multiRead` request (default false; needs ZooKeeper 3.6 or later: a 3.5 server
    * answers with Unimplemented and closes the connection). The server then handles many reads
-   * as one request: on a 2-core machine, 64 concurrent getData went from about 21,000 to over
-   * 100,000 per second (bench/README.md). Each call still gets its own result or typed error,
+   * as one request: on a 2-core machine, 64 concurrent getData went from about 25,000 to
+   * 250,000 per second (bench/README.md). Each call still gets its own result or typed error,
    * and keeps its place in the session's order. The reads of one batch see the same state, and
    * each waits for the whole batch's reply, which may be as large as all their replies
    * together. Reads with a watch, `exists` and `getChildrenWithStat` always go alone.
