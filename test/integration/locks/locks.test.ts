@@ -234,6 +234,15 @@ describe('locks - ReadWriteLock', () => {
     expect((await queue('/rw')).length).toBe(0);
   });
 
+  it('a writer that times out behind several readers leaves no watch and no node behind', async () => {
+    const [r1, r2, w] = await Promise.all([space.client(), space.client(), space.client()]);
+    const readers = await Promise.all([r1, r2].map((zk) => new ReadWriteLock(zk, '/rw-timeout').readLock().acquire()));
+    await expect(new ReadWriteLock(w, '/rw-timeout').writeLock().acquire({ timeout: 300 })).rejects.toBeInstanceOf(LockTimeoutError);
+    expect(w.watchCount).toBe(0);
+    expect((await queue('/rw-timeout')).length).toBe(2);
+    await Promise.all(readers.map((l) => l.release()));
+  });
+
   it('downgrades (write holder takes the read lock) and keeps a queued writer out', async () => {
     const [zk, other] = await Promise.all([space.client(), space.client()]);
     const rw = new ReadWriteLock(zk, '/dg');
