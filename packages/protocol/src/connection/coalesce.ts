@@ -91,12 +91,14 @@ export class ReadBatch implements PendingRequest {
   readonly reads: readonly QueuedRead[];
   /** The largest reply accepted: as much as each read could have had alone, together. */
   readonly maxReply: number;
+  readonly sentAt: number;
   readonly read = (r: JuteReader): ReadOutcome[] => readReadBatch(r, this.reads);
 
-  constructor(xid: number, reads: readonly QueuedRead[], maxFrame: number) {
+  constructor(xid: number, reads: readonly QueuedRead[], maxFrame: number, sentAt: number) {
     this.xid = xid;
     this.reads = reads;
     this.maxReply = maxFrame * reads.length;
+    this.sentAt = sentAt;
   }
 
   resolve(reply: Reply<unknown>): void {

@@ -53,9 +53,6 @@ export interface ConnectionEvents {
 
 const noop = (): void => {};
 
-// Pings carry no state: one shared record serves every ping in the side queue.
-const PING: PendingRequest = { xid: Xid.ping, type: OpCode.ping, read: undefined, resolve: noop, reject: noop };
-
 /** One connection to one server. */
 export class Connection {
   readonly #transport: Transport;
@@ -67,6 +64,8 @@ export class Connection {
   readonly #liveness: Liveness;
   readonly #session: HandshakeResult;
   #lastZxid: bigint;
+  /** Send time (performance.now()) of the newest request or ping answered on this connection. */
+  #lastHeard = -Infinity;
   #closed = false;
   #closing: Promise<void> | undefined;
   /** Chunks held back until open() has returned (see the constructor). */
@@ -149,6 +148,14 @@ export class Connection {
   get lastZxid(): bigint {
     return this.#lastZxid;
   }
+  /**
+   * When the server last provably heard us on this connection: the send time (performance.now())
+   * of the newest request or ping it answered; -Infinity before the first reply. The handshake
+   * does not count: a server that completes handshakes and then answers nothing is not healthy.
+   */
+  get lastHeard(): number {
+    return this.#lastHeard;
+  }
   /** Requests waiting for their reply (pings included). */
   get pendingCount(): number {
     return this.#pending.size;
@@ -204,6 +211,15 @@ export class Connection {
     return this.#closing;
   }
 
+  /**
+   * Sends a ping now and resolves when it is answered (rejects with ConnectionLoss when the
+   * connection ends first): proof that the server serves this connection.
+   */
+  ping(): Promise<void> {
+    if (this.#closed) return Promise.reject(new ConnectionLossError(`connection to ${this.#where} closed`));
+    return new Promise<void>((resolve, reject) => this.#writePing(() => resolve(), reject));
+  }
+
   /** Drops the connection at once (no closeSession): outstanding requests fail with ConnectionLoss caused by `reason`. */
   destroy(reason?: Error): void {
     this.#fail(reason ?? new ConnectionLossError(`connection to ${this.#where} destroyed`));
@@ -227,9 +243,9 @@ export class Connection {
     }
     const xid = fixedXid ?? this.#pending.nextXid();
     if (fixedXid === undefined) frame.writeInt32BE(xid, 4);
-    this.#pending.push({ xid, type, read, resolve, reject });
+    const sentAt = this.#liveness.sent();
+    this.#pending.push({ xid, type, read, resolve, reject, sentAt });
     this.#transport.write(frame);
-    this.#liveness.sent();
   }
 
   // Writes this tick's coalesced reads: one alone as itself, several as one multiRead. Should the
@@ -251,9 +267,8 @@ export class Connection {
       if (frame !== undefined && frame.length - 4 <= this.#maxFrame) {
         const xid = this.#pending.nextXid();
         frame.writeInt32BE(xid, 4);
-        this.#pending.push(new ReadBatch(xid, reads, this.#maxFrame));
+        this.#pending.push(new ReadBatch(xid, reads, this.#maxFrame, this.#liveness.sent()));
         this.#transport.write(frame);
-        this.#liveness.sent();
         return;
       }
     }
@@ -261,16 +276,24 @@ export class Connection {
   }
 
   #ping(): void {
-    if (this.#closed) return;
+    if (!this.#closed) this.#writePing(noop, noop);
+  }
+
+  #writePing(resolve: () => void, reject: (err: unknown) => void): void {
     const w = JuteWriter.frame(8);
     w.writeInt(Xid.ping).writeInt(OpCode.ping);
-    this.#pending.push(PING);
+    this.#pending.push({ xid: Xid.ping, type: OpCode.ping, read: undefined, resolve, reject, sentAt: performance.now() });
     this.#transport.write(w.finishFrame());
+  }
+
+  // A reply to a request written at `sentAt`: the server heard us no earlier than that.
+  #heard(sentAt: number): void {
+    if (sentAt > this.#lastHeard) this.#lastHeard = sentAt;
+    this.#liveness.received(sentAt);
   }
 
   #onData(chunk: Buffer): void {
     if (this.#closed) return;
-    this.#liveness.received();
     try {
       this.#decoder.push(chunk);
     } catch (err) {
@@ -294,6 +317,7 @@ export class Connection {
       // handles both before looking at its pending queue, and never queues them there).
       const req = this.#pending.shiftSide(xid);
       if (!req) throw new DecodeError(`unexpected reply with xid ${xid}`);
+      this.#heard(req.sentAt);
       req.resolve({ zxid, err, body: undefined });
       return;
     }
@@ -302,6 +326,7 @@ export class Connection {
       throw new DecodeError(req ? `reply xid ${xid} does not match the oldest outstanding request (xid ${req.xid})` : `reply xid ${xid} with no request outstanding`);
     }
     this.#pending.shift();
+    this.#heard(req.sentAt);
     // lastZxid moves only with a reply matched to a request: a stray or garbage frame must not
     // make every server refuse our next handshake.
     if (zxid > this.#lastZxid) this.#lastZxid = zxid;

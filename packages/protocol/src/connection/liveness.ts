@@ -1,13 +1,16 @@
 /**
  * Liveness of one connection, from the negotiated session timeout T:
  * - ping when nothing was sent for min(T/3, 10 s), so the server hears from us well within T;
- * - declare the connection dead when nothing was received for 2T/3, leaving the last third of
- *   the session's life to reconnect to another server before the ensemble expires it.
+ * - declare the connection dead when no reply has shown for 2T/3 that the server heard us, leaving
+ *   the last third of the session's life to reconnect to another server before the ensemble
+ *   expires it. "Heard" is dated by the *send* time of the newest answered request or ping (the
+ *   server received it no earlier), not by the arrival of bytes: a server that sends bytes but
+ *   answers nothing (a stream of garbage, notifications only) does not keep a connection alive.
  *
  * The Java client (`ClientCnxn.SendThread.run`, 3.8) has a read timeout of 2T/3 (dead when
  * nothing was heard for that long) and pings when `readTimeout / 2 - idleSend`, less one second
  * once idleSend passes 1 s, reaches zero, or when nothing was sent for `MAX_SEND_PING_INTERVAL`
- * (10 s). Its second is slack for its polling loop (it re-checks only when its selector wakes);
+ * (10 s); any byte received resets its read timeout. Its second is slack for its polling loop (it re-checks only when its selector wakes);
  * this module arms a timer for the exact deadline instead, so it pings at T/3 and keeps the
  * 10 s ceiling. One timer, re-armed for the nearest deadline; the hot path only stores timestamps.
  */
@@ -41,7 +44,8 @@ export class Liveness {
   readonly #pingAfter: number;
   readonly #deadAfter: number;
   #lastSent: number;
-  #lastReceived: number;
+  /** Send time of the newest answered request (construction time until the first reply). */
+  #lastHeard: number;
   #timer: unknown;
   #stopped = false;
 
@@ -50,18 +54,18 @@ export class Liveness {
     this.#clock = clock;
     this.#pingAfter = Math.max(1, Math.min(MAX_PING_INTERVAL, Math.floor(sessionTimeout / 3)));
     this.#deadAfter = Math.max(1, Math.floor((sessionTimeout * 2) / 3));
-    this.#lastSent = this.#lastReceived = clock.now();
+    this.#lastSent = this.#lastHeard = clock.now();
     this.#arm();
   }
 
-  /** Call when bytes were written. */
-  sent(): void {
-    this.#lastSent = this.#clock.now();
+  /** Call when a request was written; returns the time, to date its reply with. */
+  sent(): number {
+    return (this.#lastSent = this.#clock.now());
   }
 
-  /** Call when bytes arrived. */
-  received(): void {
-    this.#lastReceived = this.#clock.now();
+  /** Call when a reply arrived to a request written at `sentAt` (default: now): the server heard us then. */
+  received(sentAt: number = this.#clock.now()): void {
+    if (sentAt > this.#lastHeard) this.#lastHeard = sentAt;
   }
 
   /** Stops the timers for good. */
@@ -74,7 +78,7 @@ export class Liveness {
   #arm(): void {
     if (this.#stopped) return;
     const now = this.#clock.now();
-    const next = Math.min(this.#lastSent + this.#pingAfter, this.#lastReceived + this.#deadAfter);
+    const next = Math.min(this.#lastSent + this.#pingAfter, this.#lastHeard + this.#deadAfter);
     this.#timer = this.#clock.setTimeout(() => this.#check(), Math.max(1, Math.ceil(next - now)));
   }
 
@@ -82,7 +86,7 @@ export class Liveness {
     this.#timer = undefined;
     if (this.#stopped) return;
     const now = this.#clock.now();
-    const idle = now - this.#lastReceived;
+    const idle = now - this.#lastHeard;
     if (idle >= this.#deadAfter) {
       this.stop();
       this.#host.onDead(idle);

@@ -30,6 +30,8 @@ export interface PendingRequest {
   readonly read: ((r: JuteReader) => unknown) | undefined;
   /** The largest reply accepted for it, when more than the connection's frame limit (a coalesced read batch). */
   readonly maxReply?: number;
+  /** When it was written (performance.now()): its reply proves the server heard us no earlier. */
+  readonly sentAt: number;
   resolve(reply: Reply<unknown>): void;
   reject(err: unknown): void;
 }

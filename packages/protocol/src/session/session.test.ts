@@ -113,3 +113,46 @@ describe('session - failover across servers (fake servers)', () => {
 async function waitForPort(zk: ZooKeeper, port: number): Promise<void> {
   while (zk.server?.port !== port || zk.state !== 'connected') await new Promise<void>((resolve) => { const off = zk.onStateChange(() => (off(), resolve())); });
 }
+
+describe('session - reconnect storms and loss inference (fake servers)', () => {
+  // An undecodable frame: a reply header too short to read.
+  const garbage = Buffer.from([0, 0, 0, 3, 1, 2, 3]);
+
+  it.each([
+    ['sends an undecodable frame right after the handshake', false],
+    ['answers the first ping, then sends an undecodable frame', true],
+  ])('a server that %s: reconnects back off instead of storming, and the session is reported lost at the expiry deadline', async (_name, answerOnce) => {
+    let storm = false;
+    const s = await server({
+      handshake: (req) => ({ timeOut: req.timeOut, sessionId: FAKE_SESSION_ID, ...(storm && !answerOnce ? { trailer: garbage } : {}) }),
+      onRequest: (req, conn) => {
+        if (storm) {
+          if (req.xid === Xid.ping && answerOnce) conn.send(replyFrame({ xid: Xid.ping, zxid: 0n, err: 0 }), garbage);
+          else conn.send(garbage);
+        } else if (req.xid === Xid.ping) conn.reply({ xid: Xid.ping, zxid: 0n, err: 0 });
+        else if (req.type === OpCode.exists) conn.reply({ xid: req.xid, zxid: 1n, err: -101 });
+      },
+    });
+    const T = 1500;
+    await using zk = await ZooKeeper.connect(`127.0.0.1:${s.port}`, { sessionTimeout: T, connectTimeout: 1000 });
+    const states: string[] = [];
+    zk.onStateChange((state) => states.push(state));
+    const heard = performance.now();
+    expect(await zk.exists('/x')).toBeNull();
+    const lost = reached(zk, 'lost').then(() => performance.now());
+    storm = true;
+    const first = s.connections.length;
+    s.connections.at(-1)!.socket.destroy();
+
+    // `lost` comes no later than one session timeout after the last request the server answered
+    // (the earliest moment a real server could expire the session), however many handshakes succeed meanwhile.
+    expect((await lost) - heard).toBeLessThanOrEqual(T + 100);
+    // Never reported connected on the strength of a handshake alone.
+    expect(states.filter((x) => x === 'connected')).toEqual([]);
+    // Eight connections take at least the back-off's minimum delays (0, 25, 50, ... 800, 1000 ms),
+    // where the storm made thousands a second.
+    const started = await s.waitForConnections(first + 1).then(() => performance.now());
+    await s.waitForConnections(first + 8, 10_000);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1500);
+  }, 15_000);
+});

@@ -41,6 +41,13 @@ export interface SessionOptions {
   sasl?: SaslOptions | undefined;
 }
 
+/**
+ * How long an adopted connection must live for its end to reset the reconnect back-off. A
+ * connection that dies sooner (a server that answers a few requests and then breaks every
+ * connection) counts as a failed attempt, so the delays keep growing instead of restarting at 0.
+ */
+export const STABLE_CONNECTION_MS = 1000;
+
 /** Listener of state changes. */
 export type StateListener = (state: SessionState, previous: SessionState) => void;
 
@@ -61,6 +68,12 @@ export class Session {
   #ringIndex = 0;
   #lossTimer: NodeJS.Timeout | undefined;
   #reconnecting: Promise<void> | undefined;
+  /** One back-off for the whole session: reset only by a connection that proved stable. */
+  readonly #backoff = new Backoff();
+  /** When the live connection was adopted (performance.now()). */
+  #adoptedAt = 0;
+  /** {@link lastHeard} of the connections that ended. */
+  #lastHeard = -Infinity;
   /** Whether a read-write server ever granted this session (Java's `seenRwServerBefore`). */
   #seenReadWrite = false;
   /** A read-write server found while connected read-only: tried first on the next attempt. */
@@ -98,6 +111,23 @@ export class Session {
   /** The highest zxid seen in a reply or notification. */
   get lastZxid(): bigint {
     return this.#connection ? maxBig(this.#lastZxid, this.#connection.lastZxid) : this.#lastZxid;
+  }
+  /**
+   * When the ensemble last provably heard from this session (performance.now() clock): the send
+   * time of the newest request or ping a server answered. -Infinity before the first reply.
+   */
+  get lastHeard(): number {
+    const live = this.#connection?.lastHeard ?? -Infinity;
+    return live > this.#lastHeard ? live : this.#lastHeard;
+  }
+  /**
+   * The earliest moment (performance.now() clock) at which the ensemble may expire this session
+   * if it hears nothing more from us: {@link lastHeard} plus the negotiated timeout. A server
+   * expires a session one timeout after it last heard from it (rounded up to its tick), and it
+   * heard the last answered request no earlier than we sent it.
+   */
+  get expiryDeadline(): number {
+    return this.lastHeard + (this.#negotiatedTimeout || this.#options.sessionTimeout);
   }
   /** The server the session is connected to, when connected. */
   get host(): HostAddress | undefined {
@@ -148,11 +178,12 @@ export class Session {
   }
 
   /** One connection attempt to the next host in the ring. True when it took. */
-  async #attempt(signal: AbortSignal | undefined, errors: unknown[]): Promise<boolean> {
+  async #attempt(signal: AbortSignal | undefined, errors: unknown[], prove = false): Promise<boolean> {
     const host = this.#preferred ?? (this.#ring[this.#ringIndex % this.#ring.length] as HostAddress);
     if (this.#preferred) this.#preferred = undefined;
     else this.#ringIndex = (this.#ringIndex + 1) % this.#ring.length;
     let conn: Connection | undefined;
+    const dialedAt = performance.now();
     try {
       conn = await Connection.open(
         {
@@ -176,7 +207,7 @@ export class Session {
           close: (reason) => this.#onConnectionClosed(conn, reason),
         },
       );
-      await this.#rearm(conn);
+      await this.#rearm(conn, prove);
       if (conn.closed) throw new ConnectionLossError(`connection to ${host.host}:${host.port} closed right after the handshake`);
     } catch (err) {
       conn?.destroy();
@@ -196,6 +227,9 @@ export class Session {
       void conn.close();
       return true;
     }
+    // The first connection's handshake is where the server started (or took up) the session: it
+    // heard us no earlier than we dialed. Reconnects are dated by the reply that proved them.
+    if (!prove && dialedAt > this.#lastHeard) this.#lastHeard = dialedAt;
     this.#adopt(conn, host);
     return true;
   }
@@ -205,8 +239,12 @@ export class Session {
    * lastZxidSeen (SetWatches / SetWatches2, in batches under the frame limit), so a change made
    * while we were away fires the watch exactly once. Waits for the replies: requests from the
    * application are only let through once the connection is in the state the session expects.
+   * With `prove`, a connection that got no such reply is pinged first: a resumed session is
+   * reported `connected` only once a server has answered on the new connection, not on a
+   * handshake alone (a server that completes handshakes and then fails every connection must
+   * not make the session look healthy).
    */
-  async #rearm(conn: Connection): Promise<void> {
+  async #rearm(conn: Connection, prove: boolean): Promise<void> {
     if (this.#options.sasl) await this.#sasl(conn, this.#options.sasl);
     const replies: Array<Promise<Reply<unknown>>> = [];
     for (const { scheme, auth } of this.#auth) {
@@ -218,10 +256,12 @@ export class Session {
         replies.push(conn.request(req.type, req.write, undefined, { xid: Xid.setWatches }));
       }
     }
+    const proof = prove && replies.length === 0 ? conn.ping() : undefined;
     for (const reply of await Promise.all(replies)) {
       if (reply.err === -115) throw new AuthFailedError('the server refused the credentials on reconnect');
       if (reply.err !== 0) throw fromCode(reply.err, { op: 'setWatches' });
     }
+    await proof;
   }
 
   /**
@@ -250,6 +290,7 @@ export class Session {
     this.#sessionId = conn.session.sessionId;
     this.#passwd = conn.session.passwd;
     this.#negotiatedTimeout = conn.session.timeOut;
+    this.#adoptedAt = performance.now();
     if (fresh) debug('server granted a new session 0x%s', this.#sessionId.toString(16));
     this.#clearLossTimer();
     if (conn.session.readOnly) {
@@ -343,6 +384,10 @@ export class Session {
   #onConnectionClosed(conn: Connection | undefined, reason: Error | undefined): void {
     if (!conn || this.#connection !== conn) return;
     this.#lastZxid = maxBig(this.#lastZxid, conn.lastZxid);
+    if (conn.lastHeard > this.#lastHeard) this.#lastHeard = conn.lastHeard;
+    // Only a connection that served a while resets the back-off; one that died soon after its
+    // handshake counts as one more failed attempt.
+    if (conn.lastHeard > -Infinity && performance.now() - this.#adoptedAt >= STABLE_CONNECTION_MS) this.#backoff.reset();
     this.#connection = undefined;
     this.#stopProbe();
     debug('connection to %s:%d closed: %s', this.#host?.host, this.#host?.port, reason?.message);
@@ -352,24 +397,28 @@ export class Session {
     this.#reconnecting ??= this.#reconnect().finally(() => (this.#reconnecting = undefined));
   }
 
-  /**
-   * Client-side loss inference (Curator's simulated expiration, at 100%): once no server has
-   * answered for the whole negotiated session timeout since the connection dropped, the
-   * ensemble has had every reason to expire the session, so it is reported `lost`. The real
-   * verdict comes on reconnect: `expired`, or `connected` if the session survived after all.
-   */
   #stopProbe(): void {
     if (this.#rwProbe) clearTimeout(this.#rwProbe);
     this.#rwProbe = undefined;
   }
 
+  /**
+   * Client-side loss inference: the session is reported `lost` at {@link expiryDeadline}, the
+   * earliest moment the ensemble may expire it (one negotiated timeout after the send time of the
+   * newest request a server answered), so no other client can have taken over its ephemeral
+   * nodes before the application hears of it. Only a connection that a server answered clears it
+   * (see #rearm); the real verdict comes on reconnect: `expired`, or `connected` if the session
+   * survived after all.
+   */
   #startLossTimer(): void {
     this.#clearLossTimer();
-    const timeout = this.#negotiatedTimeout || this.#options.sessionTimeout;
-    this.#lossTimer = setTimeout(() => {
+    const fire = () => {
       this.#lossTimer = undefined;
       if (this.#state === 'suspended') this.#transition('lost');
-    }, timeout);
+    };
+    const left = this.expiryDeadline - performance.now();
+    if (left <= 0) fire();
+    else this.#lossTimer = setTimeout(fire, Math.ceil(left));
   }
 
   #clearLossTimer(): void {
@@ -378,14 +427,13 @@ export class Session {
   }
 
   async #reconnect(): Promise<void> {
-    const backoff = new Backoff();
     const errors: unknown[] = [];
     while (!isTerminal(this.#state) && !isConnected(this.#state)) {
-      const delay = backoff.next();
+      const delay = this.#backoff.next();
       if (delay > 0) await sleep(delay);
       if (isTerminal(this.#state)) return;
       try {
-        if (await this.#attempt(undefined, errors)) return;
+        if (await this.#attempt(undefined, errors, true)) return;
       } catch {
         return; // expired or auth failed: the state says so
       }

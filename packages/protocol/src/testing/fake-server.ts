@@ -156,11 +156,13 @@ export class FakeServer {
   readonly connections: FakeConnection[] = [];
   #cursor = 0;
   #onAccept: (() => void) | undefined;
+  readonly #counters = new Set<() => void>();
 
   private constructor(options: FakeServerOptions) {
     this.#server = createServer({ allowHalfOpen: options.halfOpen ?? false }, (socket) => {
       this.connections.push(new FakeConnection(socket, options));
       this.#onAccept?.();
+      for (const check of [...this.#counters]) check();
     });
   }
 
@@ -187,6 +189,18 @@ export class FakeServer {
         if (c) (this.#cursor++, (this.#onAccept = undefined), clearTimeout(timer), resolve(c));
       };
       (this.#onAccept = check)();
+    });
+  }
+
+  /** Resolves once `n` connections have been accepted in all; rejects after `timeoutMs`. */
+  waitForConnections(n: number, timeoutMs = 5000): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => (this.#counters.delete(check), reject(new Error(`fake server: ${this.connections.length} of ${n} connections within ${timeoutMs} ms`))), timeoutMs);
+      const check = () => {
+        if (this.connections.length >= n) (this.#counters.delete(check), clearTimeout(timer), resolve());
+      };
+      this.#counters.add(check);
+      check();
     });
   }
 
