@@ -2,8 +2,8 @@
  * ExclusiveLock: the first recipe of the seed documents, kept as the baseline.
  */
 import { ConnectionLossError, CreateMode, NodeExistsError, NoNodeError, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
-import { LockTimeoutError } from './errors.js';
-import { connected, ensureContainers, waitForEvent, type HeldNode } from './internal/engine.js';
+import { Attempt, removeNode } from './internal/attempt.js';
+import { ensureContainers, unwatch, type HeldNode } from './internal/engine.js';
 import { LockBase, type AcquireOptions, type LockOptions } from './lock.js';
 
 /**
@@ -22,47 +22,89 @@ export class ExclusiveLock extends LockBase {
 
   /** @internal */
   protected async acquireNode(options: AcquireOptions): Promise<HeldNode> {
+    const attempt = new Attempt(this.zk, this.path, options.timeout, options.signal);
+    // A create in flight when the attempt ends may still succeed: its node is removed then. (A
+    // create cut off by a connection loss and not found before the attempt ended is not swept:
+    // this lock's node has no attempt id, and another flow of this session may hold it.)
+    let inFlight: Promise<HeldNode> | undefined;
+    try {
+      return await this.#acquire(attempt, (p) => (inFlight = p));
+    } catch (err) {
+      inFlight?.then((node) => removeNode(this.zk, node.nodePath, err), () => undefined);
+      throw err;
+    } finally {
+      attempt.end();
+    }
+  }
+
+  async #acquire(attempt: Attempt, track: (create: Promise<HeldNode>) => void): Promise<HeldNode> {
     const { zk, path } = this;
-    const deadline = options.timeout === undefined ? undefined : Date.now() + options.timeout;
     const parent = path.slice(0, path.lastIndexOf('/')) || '/';
-    for (let parentsCreated = false; ; ) {
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    for (let parentRetries = 0; ; ) {
+      attempt.check();
       try {
-        const { stat } = await zk.createWithStat(path, this.data, { mode: CreateMode.EPHEMERAL });
-        return { nodePath: path, name: path.slice(path.lastIndexOf('/') + 1), czxid: stat.czxid };
+        const created = zk.createWithStat(path, this.data, { mode: CreateMode.EPHEMERAL }).then(({ stat }) => ({ nodePath: path, name, czxid: stat.czxid }));
+        track(created);
+        return await attempt.race(created);
       } catch (err) {
-        if (err instanceof NoNodeError && !parentsCreated && parent !== '/') {
-          await ensureContainers(zk, parent);
-          parentsCreated = true;
+        if (attempt.signal.aborted && err === attempt.signal.reason) throw err;
+        if (err instanceof NoNodeError && parentRetries++ < 5 && parent !== '/') {
+          await ensureContainers(zk, parent, attempt).catch((e: unknown) => (e instanceof ConnectionLossError ? attempt.connected(e) : Promise.reject(e)));
           continue;
         }
         if (err instanceof ConnectionLossError) {
           // The create may have happened: the node is ours if our session owns it.
-          await connected(zk);
-          const stat = await zk.exists(path);
-          if (stat && stat.ephemeralOwner === zk.sessionId) return { nodePath: path, name: path.slice(path.lastIndexOf('/') + 1), czxid: stat.czxid };
+          const found = await this.#recover(attempt, err);
+          if (found) return found;
           continue;
         }
         if (!(err instanceof NodeExistsError)) throw err;
       }
-      if (deadline !== undefined && Date.now() >= deadline) throw new LockTimeoutError(path, options.timeout ?? 0);
-      await this.#waitForRelease(options, deadline);
+      if (attempt.expired) throw attempt.timeoutError();
+      await this.#waitForRelease(attempt).catch((e: unknown) => (e instanceof ConnectionLossError ? attempt.connected(e) : Promise.reject(e)));
     }
   }
 
-  async #waitForRelease(options: AcquireOptions, deadline: number | undefined): Promise<void> {
+  async #recover(attempt: Attempt, cause: unknown): Promise<HeldNode | undefined> {
+    const { zk, path } = this;
+    for (;;) {
+      await attempt.connected(cause);
+      try {
+        const stat = await attempt.race(zk.exists(path));
+        return stat && stat.ephemeralOwner === zk.sessionId ? { nodePath: path, name: path.slice(path.lastIndexOf('/') + 1), czxid: stat.czxid } : undefined;
+      } catch (err) {
+        if (!(err instanceof ConnectionLossError)) throw err;
+        cause = err;
+      }
+    }
+  }
+
+  async #waitForRelease(attempt: Attempt): Promise<void> {
     const { zk, path } = this;
     let onEvent!: (e: WatchedEvent) => void;
     const released = new Promise<void>((resolve) => (onEvent = () => resolve()));
-    if ((await zk.exists(path, { watch: onEvent })) === null) {
+    const watched = zk.exists(path, { watch: onEvent });
+    let stat;
+    try {
+      stat = await attempt.race(watched);
+    } catch (err) {
+      watched.then(
+        () => unwatch(zk, path, onEvent),
+        () => zk.removeLocalWatch('exist', path, onEvent),
+      );
+      throw err;
+    }
+    if (stat === null) {
       // Released between our create and the watch: drop the local exists registration; the
       // server's side fires on the next create (likely ours) and reaches nobody.
       zk.removeLocalWatch('exist', path, onEvent);
       return;
     }
     try {
-      await waitForEvent(zk, path, released, deadline, options.timeout, options.signal);
+      await attempt.race(released);
     } catch (err) {
-      await zk.removeWatches(path, { kind: 'data', listener: onEvent }).catch(() => zk.removeLocalWatch('data', path, onEvent));
+      await unwatch(zk, path, onEvent);
       throw err;
     }
   }

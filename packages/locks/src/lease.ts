@@ -109,10 +109,12 @@ export class Lease implements AsyncDisposable {
 export interface GuardOptions {
   /**
    * How long the session may stay `suspended` before the lease is considered at risk, ms.
-   * Default: a sixth of the negotiated session timeout. The connection is declared dead after
-   * 2/3 of the timeout without a byte from the server, and the server expires the session one
-   * timeout after it last heard from us, so aborting within 2/3 + 1/6 of it leaves a sixth of the
-   * timeout before any other client can take the lock. 0 aborts at the first disconnect.
+   * Default: a sixth of the negotiated session timeout. 0 aborts at the first disconnect.
+   * Whatever the grace, the lease is given up no later than a sixth of the timeout before the
+   * earliest moment the ensemble may expire the session (`zk.expiryDeadline`: one timeout after
+   * the send time of the newest request a server answered), so the signal aborts before any other
+   * client can take the lock. Only a reconnect that a server answered ends the grace period; a
+   * handshake alone does not (see the protocol README's state section).
    */
   suspendedGrace?: number | undefined;
 }
@@ -127,8 +129,13 @@ export function guard(zk: ZooKeeper, lockPath: string, nodePath: string, fencing
   const grace = options.suspendedGrace ?? Math.floor(zk.sessionTimeout / 6);
   const offState = zk.onStateChange((state) => {
     if (state === 'suspended') {
-      if (grace <= 0) lose('connection lost');
-      else timer ??= setTimeout(() => lose(`suspended for more than ${grace} ms`), grace);
+      if (grace <= 0) return lose('connection lost');
+      // A sixth of the timeout before the ensemble may expire the session, at the latest.
+      const latest = zk.expiryDeadline - Math.floor(zk.sessionTimeout / 6) - performance.now();
+      const wait = Math.min(grace, latest);
+      const why = wait < grace ? `no reply from the ensemble; it may expire the session in ${Math.round(latest + zk.sessionTimeout / 6)} ms` : `suspended for more than ${grace} ms`;
+      if (wait <= 0) lose(why);
+      else timer ??= setTimeout(() => lose(why), Math.ceil(wait));
     } else if (state === 'connected' || state === 'connectedReadOnly') {
       if (timer) clearTimeout(timer);
       timer = undefined;

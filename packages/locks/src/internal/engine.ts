@@ -9,20 +9,13 @@
  * - when the node we wait for was the last obstacle (`thenHolds`), its deletion event hands us
  *   the lock without listing again.
  */
-import {
-  ConnectionLossError,
-  CreateMode,
-  NodeExistsError,
-  NoNodeError,
-  SessionExpiredError,
-  ZooKeeperError,
-  type Stat,
-  type WatchedEvent,
-  type ZooKeeper,
-} from '@zk/protocol';
-import { LockAbortedError, LockTimeoutError, LeaseLostError } from '../errors.js';
+import { ConnectionLossError, CreateMode, NodeExistsError, NoNodeError, type Stat, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
+import { LeaseLostError } from '../errors.js';
+import { Attempt, connected, deleteGuaranteed, removeNode, sweepAttempt } from './attempt.js';
 import type { LockDriver } from './drivers.js';
 import { attemptIdOf, newAttemptId, protectedName, sortChildren } from './names.js';
+
+export { connected, deleteGuaranteed };
 
 /** What one acquire needs. */
 export interface AcquireSpec {
@@ -47,47 +40,77 @@ export interface HeldNode {
   readonly czxid: bigint;
 }
 
-/** Acquires: resolves once our node holds the lock; removes it on any failure. */
+/** How many times a create may find its parent missing (a container reaped under us) before giving up. */
+const MAX_PARENT_RETRIES = 5;
+
+/**
+ * Acquires: resolves once our node holds the lock. Every wait is bounded by the attempt (see
+ * attempt.ts); on any failure our node is removed, or swept in the background when the create's
+ * outcome is unknown.
+ */
 export async function acquireNode(spec: AcquireSpec): Promise<HeldNode> {
-  const deadline = spec.timeout === undefined ? undefined : Date.now() + spec.timeout;
-  spec.signal?.throwIfAborted();
-  const queued = await createQueued(spec);
-  const node = queued.node;
+  const attempt = new Attempt(spec.zk, spec.path, spec.timeout, spec.signal);
+  const attemptId = newAttemptId();
+  const create: CreateState = { attemptId, inFlight: undefined, unknown: false, node: undefined };
   try {
-    await waitForTurn(spec, node, queued, deadline);
-    return node;
+    attempt.check();
+    const queued = await createQueued(spec, attempt, create);
+    await waitForTurn(spec, attempt, queued.node, queued);
+    return queued.node;
   } catch (err) {
-    await deleteQuietly(spec.zk, node.nodePath, err);
+    if (create.node) await removeNode(spec.zk, create.node.nodePath, err);
+    else if (create.inFlight || create.unknown) sweepAttempt(spec.zk, spec.path, attemptId, create.inFlight, err);
     throw err;
+  } finally {
+    attempt.end();
   }
 }
 
+/** What we know of our creates: one in flight, one that may have happened, or our node. */
+interface CreateState {
+  readonly attemptId: string;
+  inFlight: Promise<{ path: string; stat: Stat }> | undefined;
+  unknown: boolean;
+  node: HeldNode | undefined;
+}
+
 /** Creates our protected ephemeral-sequential node and lists the queue in the same round trip. */
-async function createQueued(spec: AcquireSpec): Promise<{ node: HeldNode; children?: string[] | undefined }> {
+async function createQueued(spec: AcquireSpec, attempt: Attempt, create: CreateState): Promise<{ node: HeldNode; children?: string[] | undefined }> {
   const { zk, path, driver } = spec;
-  const attemptId = newAttemptId();
-  const prefix = `${path}/${protectedName(attemptId, driver.lockName)}`;
-  for (let parentsCreated = false; ; parentsCreated = true) {
+  const prefix = `${path}/${protectedName(create.attemptId, driver.lockName)}`;
+  for (let parentRetries = 0; ; ) {
+    attempt.check();
     const created = zk.createWithStat(prefix, spec.data, { mode: CreateMode.EPHEMERAL_SEQUENTIAL });
     const listed = zk.getChildren(path);
     listed.catch(() => undefined); // its failure is the create's failure, handled below
+    create.inFlight = created;
     let result: { path: string; stat: Stat };
     try {
-      result = await created;
+      result = await attempt.race(created);
+      create.inFlight = undefined;
     } catch (err) {
-      if (err instanceof NoNodeError && !parentsCreated) {
-        await ensureContainers(zk, path);
+      if (attempt.signal.aborted && err === attempt.signal.reason) throw err; // the create may still answer: swept
+      create.inFlight = undefined;
+      if (err instanceof NoNodeError && parentRetries++ < MAX_PARENT_RETRIES) {
+        // Only a NoNode counts here: a connection loss while creating the parents is waited out.
+        await ensureContainers(zk, path, attempt).catch((e: unknown) => (e instanceof ConnectionLossError ? attempt.connected(e) : Promise.reject(e)));
         continue;
       }
       if (err instanceof ConnectionLossError) {
-        const found = await recoverProtected(zk, path, attemptId);
-        if (found) return { node: found, children: await zk.getChildren(path) };
-        continue; // the create never happened: try again with a fresh listing
+        create.unknown = true; // the create may have happened
+        create.node = await recoverProtected(zk, path, create.attemptId, attempt, err);
+        if (create.node) return { node: create.node };
+        continue; // not there: try again (the same attempt id, so a later sweep finds any copy)
       }
       throw err;
     }
-    const name = result.path.slice(path.length + 1);
-    return { node: { nodePath: result.path, name, czxid: result.stat.czxid }, children: await listed };
+    create.node = { nodePath: result.path, name: result.path.slice(path.length + 1), czxid: result.stat.czxid };
+    try {
+      return { node: create.node, children: await attempt.race(listed) };
+    } catch (err) {
+      if (!(err instanceof ConnectionLossError)) throw err;
+      return { node: create.node }; // listed again once connected
+    }
   }
 }
 
@@ -96,156 +119,101 @@ async function createQueued(spec: AcquireSpec): Promise<{ node: HeldNode; childr
  * and adopt it only if the current session owns it (Curator's CURATOR-498 check); a node of an
  * earlier session is deleted rather than left to block the queue.
  */
-async function recoverProtected(zk: ZooKeeper, path: string, attemptId: string): Promise<HeldNode | undefined> {
-  await connected(zk);
-  const children = await zk.getChildren(path).catch((e: unknown) => (e instanceof NoNodeError ? [] : Promise.reject(e)));
-  const name = children.find((c) => attemptIdOf(c) === attemptId);
-  if (!name) return undefined;
-  const nodePath = `${path}/${name}`;
-  const stat = await zk.exists(nodePath);
-  if (!stat) return undefined;
-  if (stat.ephemeralOwner === zk.sessionId) return { nodePath, name, czxid: stat.czxid };
-  await deleteQuietly(zk, nodePath, undefined);
-  return undefined;
+async function recoverProtected(zk: ZooKeeper, path: string, attemptId: string, attempt: Attempt, cause: unknown): Promise<HeldNode | undefined> {
+  for (;;) {
+    await attempt.connected(cause);
+    try {
+      const children = await attempt.race(zk.getChildren(path).catch((e: unknown) => (e instanceof NoNodeError ? [] : Promise.reject(e))));
+      const name = children.find((c) => attemptIdOf(c) === attemptId);
+      if (!name) return undefined;
+      const nodePath = `${path}/${name}`;
+      const stat = await attempt.race(zk.exists(nodePath));
+      if (!stat) return undefined;
+      if (stat.ephemeralOwner === zk.sessionId) return { nodePath, name, czxid: stat.czxid };
+      await removeNode(zk, nodePath, undefined);
+      return undefined;
+    } catch (err) {
+      if (!(err instanceof ConnectionLossError)) throw err;
+      cause = err; // cut off again: wait for the next connection
+    }
+  }
 }
 
 /**
  * Loops until the driver says we hold the lock. The listing is dropped before waiting: with
  * thousands of waiters, each one keeping its copy of the queue would cost memory quadratic in
- * the queue's length.
+ * the queue's length. A connection loss while listing or watching waits for the next connection
+ * (our node lives as long as the session) and lists again.
  */
-async function waitForTurn(spec: AcquireSpec, node: HeldNode, first: { children?: string[] | undefined }, deadline: number | undefined): Promise<void> {
+async function waitForTurn(spec: AcquireSpec, attempt: Attempt, node: HeldNode, first: { children?: string[] | undefined }): Promise<void> {
   const { zk, path, driver } = spec;
-  let children = first.children ?? [];
+  let children = first.children;
   first.children = undefined;
   for (;;) {
-    const decision = driver.decide(sortChildren(children, driver.sortNames), node.name);
-    children = [];
-    if (decision.kind === 'holds') return;
-    if (decision.kind === 'lost') throw new LeaseLostError(path, `our lock node ${node.nodePath} is gone (session expired, or deleted by someone else)`, { cause: new NoNodeError(undefined, { path: node.nodePath }) });
-    if (deadline !== undefined && Date.now() >= deadline) throw new LockTimeoutError(path, spec.timeout ?? 0);
-    const event = await waitForDeletion(spec, `${path}/${decision.node}`, deadline);
-    if (event === 'deleted' && decision.thenHolds) return;
-    children = await zk.getChildren(path);
+    try {
+      children ??= await attempt.race(zk.getChildren(path));
+      const decision = driver.decide(sortChildren(children, driver.sortNames), node.name);
+      children = undefined;
+      if (decision.kind === 'holds') return;
+      if (decision.kind === 'lost') throw new LeaseLostError(path, `our lock node ${node.nodePath} is gone (session expired, or deleted by someone else)`, { cause: new NoNodeError(undefined, { path: node.nodePath }) });
+      if (attempt.expired) throw attempt.timeoutError();
+      const event = await waitForDeletion(zk, attempt, `${path}/${decision.node}`);
+      if (event === 'deleted' && decision.thenHolds) return;
+    } catch (err) {
+      if (!(err instanceof ConnectionLossError)) throw err;
+      children = undefined;
+      await attempt.connected(err);
+    }
   }
 }
 
 /**
  * Watches `target` with getData (a node already gone leaves no watch behind, unlike exists) and
- * waits for its event, the deadline, the signal, or the end of the session.
+ * waits for its event, or the end of the attempt. Leaves no watch behind when it throws.
  */
-async function waitForDeletion(spec: AcquireSpec, target: string, deadline: number | undefined): Promise<'deleted' | 'changed' | 'gone'> {
-  const { zk, path, signal } = spec;
+async function waitForDeletion(zk: ZooKeeper, attempt: Attempt, target: string): Promise<'deleted' | 'changed' | 'gone'> {
   let onEvent!: (e: WatchedEvent) => void;
   const event = new Promise<'deleted' | 'changed'>((resolve) => (onEvent = (e) => resolve(e.type === 'NodeDeleted' ? 'deleted' : 'changed')));
+  const watched = zk.getData(target, { watch: onEvent });
   try {
-    await zk.getData(target, { watch: onEvent });
+    await attempt.race(watched);
   } catch (err) {
     if (err instanceof NoNodeError) return 'gone';
+    // Cut off or stopped before the reply: drop the registration whenever the reply comes.
+    watched.then(
+      () => unwatch(zk, target, onEvent),
+      () => zk.removeLocalWatch('data', target, onEvent),
+    );
     throw err;
   }
   try {
-    return await waitForEvent(zk, path, event, deadline, spec.timeout, signal);
+    return await attempt.race(event);
   } catch (err) {
-    // Leave no watch behind on the node we were waiting for.
-    await zk.removeWatches(target, { kind: 'data', listener: onEvent }).catch(() => zk.removeLocalWatch('data', target, onEvent));
+    await unwatch(zk, target, onEvent);
     throw err;
   }
 }
 
-/**
- * Waits for `event`, or rejects with LockTimeoutError at the deadline, LockAbortedError on the
- * signal, or LeaseLostError when the session ends (expired, closed, auth failed).
- */
-export async function waitForEvent<T>(zk: ZooKeeper, path: string, event: Promise<T>, deadline: number | undefined, timeout: number | undefined, signal: AbortSignal | undefined): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  let offState = () => {};
-  let onAbort = () => {};
-  try {
-    return await Promise.race([
-      event,
-      new Promise<never>((_, reject) => {
-        if (deadline !== undefined) timer = setTimeout(() => reject(new LockTimeoutError(path, timeout ?? 0)), Math.max(0, deadline - Date.now()));
-        onAbort = () => reject(new LockAbortedError(path, signal?.reason));
-        signal?.addEventListener('abort', onAbort, { once: true });
-        offState = zk.onStateChange((state) => {
-          if (state === 'expired' || state === 'closed' || state === 'authFailed') reject(new LeaseLostError(path, `session ${state} while waiting for ${path}`, { cause: state === 'expired' ? new SessionExpiredError() : undefined }));
-        });
-      }),
-    ]);
-  } finally {
-    if (timer) clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
-    offState();
+/** Removes our data watch on `target`: on the server when connected, else locally only. */
+export async function unwatch(zk: ZooKeeper, target: string, listener: (e: WatchedEvent) => void): Promise<void> {
+  if (zk.state !== 'connected') {
+    zk.removeLocalWatch('data', target, listener);
+    return;
   }
+  await zk.removeWatches(target, { kind: 'data', listener }).catch(() => zk.removeLocalWatch('data', target, listener));
 }
 
-/** Creates `path` and its missing ancestors as container nodes (garbage-collected when empty). */
-export async function ensureContainers(zk: ZooKeeper, path: string): Promise<void> {
+/** Creates `path` and its missing ancestors as container nodes (garbage-collected when empty), within `attempt`. */
+export async function ensureContainers(zk: ZooKeeper, path: string, attempt?: Attempt): Promise<void> {
   const parts = path.split('/').filter(Boolean);
   for (let i = 1; i <= parts.length; i++) {
     const p = `/${parts.slice(0, i).join('/')}`;
     try {
-      await zk.create(p, null, { mode: CreateMode.CONTAINER });
+      const created = zk.create(p, null, { mode: CreateMode.CONTAINER });
+      await (attempt ? attempt.race(created) : created);
     } catch (err) {
       if (!(err instanceof NodeExistsError)) throw err;
     }
   }
 }
 
-/** Resolves once the client is connected (or rejects when it never will be). */
-export function connected(zk: ZooKeeper): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const check = (state: string) => {
-      if (state === 'connected') return true;
-      if (state === 'expired' || state === 'closed' || state === 'authFailed') throw new SessionExpiredError(`session ${state}`);
-      return false;
-    };
-    try {
-      if (check(zk.state)) return resolve();
-    } catch (err) {
-      return reject(err);
-    }
-    const off = zk.onStateChange((state) => {
-      try {
-        if (check(state)) {
-          off();
-          resolve();
-        }
-      } catch (err) {
-        off();
-        reject(err);
-      }
-    });
-  });
-}
-
-/**
- * Guaranteed delete (Curator's `guaranteed()`): retried across reconnects until the node is gone
- * or the session is (which takes its ephemeral nodes along).
- */
-export async function deleteGuaranteed(zk: ZooKeeper, nodePath: string): Promise<void> {
-  for (;;) {
-    try {
-      await zk.delete(nodePath);
-      return;
-    } catch (err) {
-      if (err instanceof NoNodeError || err instanceof SessionExpiredError) return;
-      if (!(err instanceof ZooKeeperError) || !err.isRetryable) throw err;
-    }
-    try {
-      await connected(zk);
-    } catch {
-      return; // session gone: so is the node
-    }
-  }
-}
-
-/** Cleanup on a failure path: the delete's own failure is attached to the original error, never substituted. */
-async function deleteQuietly(zk: ZooKeeper, nodePath: string, original: unknown): Promise<void> {
-  try {
-    await deleteGuaranteed(zk, nodePath);
-  } catch (cleanup) {
-    if (original instanceof Error) (original as Error & { cleanupError?: unknown }).cleanupError = cleanup;
-  }
-}

@@ -113,6 +113,17 @@ export class ZooKeeper implements AsyncDisposable {
   get sessionTimeout(): number {
     return this.#session.negotiatedTimeout;
   }
+  /**
+   * The earliest moment, on the `performance.now()` clock, at which the ensemble may expire this
+   * session if it hears nothing more from it: the send time of the newest request or ping a server
+   * answered, plus the negotiated timeout (a server expires a session one timeout after it last
+   * heard from it, and it heard that request no earlier than it was sent). The session is reported
+   * `lost` at this moment when no server has answered since; a lease must be given up before it.
+   * A handshake alone does not move it.
+   */
+  get expiryDeadline(): number {
+    return this.#session.expiryDeadline;
+  }
   /** The server this client is connected to, or undefined while disconnected. */
   get server(): { host: string; port: number } | undefined {
     const h = this.#session.host;

@@ -1,0 +1,228 @@
+/**
+ * What bounds one acquire attempt, and what cleans up after it.
+ *
+ * Every wait of an acquire (the create and its retries, the wait for a connection, the recovery
+ * of a protected node, the listing, the watch) goes through {@link Attempt.race} or
+ * {@link Attempt.connected}, so each one ends at the attempt's deadline, on the caller's signal,
+ * or when the session ends or is reported `lost`, with one typed reason:
+ * - the deadline: {@link LockTimeoutError};
+ * - the caller's signal: {@link LockAbortedError};
+ * - the session `expired`, `closed`, `authFailed`, or `lost` (no server answered for the whole
+ *   session timeout): {@link LeaseLostError}. An acquire without a timeout waits through
+ *   `suspended` (the session may resume with our queue node intact) but not through `lost`:
+ *   Curator likewise gives up once its retry policy runs out.
+ *
+ * Cleanup never waits for the network on the caller's time: a node known to be ours is deleted at
+ * once when connected, else in the background once a server answers again (or never, when the
+ * session ends, which takes its ephemeral nodes along). A create whose outcome is unknown (in
+ * flight, or failed with ConnectionLoss) is swept in the background by its attempt id.
+ */
+import { ConnectionLossError, NoNodeError, SessionExpiredError, ZooKeeperError, type ZooKeeper } from '@zk/protocol';
+import { LeaseLostError, LockAbortedError, LockTimeoutError } from '../errors.js';
+import { attemptIdOf } from './names.js';
+
+/** Longest delay one Node timer can take (larger ones fire at once). */
+const MAX_TIMER = 0x7fffffff;
+
+/** The bounds of one acquire attempt. Call {@link Attempt.end} on every exit. */
+export class Attempt {
+  readonly #zk: ZooKeeper;
+  readonly #path: string;
+  readonly #timeout: number | undefined;
+  readonly #controller = new AbortController();
+  readonly #deadline: number | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  readonly #offState: () => void;
+  readonly #signal: AbortSignal | undefined;
+  readonly #onAbort = () => this.#stop(new LockAbortedError(this.#path, this.#signal?.reason));
+
+  /** `timeout` in ms (0: one try, no waiting; undefined: no deadline). */
+  constructor(zk: ZooKeeper, path: string, timeout: number | undefined, signal: AbortSignal | undefined) {
+    this.#zk = zk;
+    this.#path = path;
+    this.#timeout = timeout;
+    this.#signal = signal;
+    this.#deadline = timeout === undefined ? undefined : performance.now() + timeout;
+    this.#offState = zk.onStateChange((state) => this.#onState(state));
+    if (signal?.aborted) this.#onAbort();
+    else signal?.addEventListener('abort', this.#onAbort, { once: true });
+    // A zero timeout has no timer: its one create and listing are allowed to finish.
+    if (timeout !== undefined && timeout > 0) this.#arm();
+    this.#onState(zk.state);
+  }
+
+  /** Aborted (with the typed reason) when the attempt must end. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** True once the deadline has passed (always true right after a zero-timeout attempt started). */
+  get expired(): boolean {
+    return this.#deadline !== undefined && performance.now() >= this.#deadline;
+  }
+
+  /** The error for a passed deadline. */
+  timeoutError(): LockTimeoutError {
+    return new LockTimeoutError(this.#path, this.#timeout ?? 0);
+  }
+
+  /** Throws the reason if the attempt must end. */
+  check(): void {
+    if (this.#controller.signal.aborted) throw this.#controller.signal.reason;
+  }
+
+  /** `promise`, or the attempt's reason if it must end first (the work behind `promise` goes on). */
+  race<T>(promise: Promise<T>): Promise<T> {
+    const signal = this.#controller.signal;
+    if (signal.aborted) {
+      promise.catch(() => undefined);
+      return Promise.reject(signal.reason);
+    }
+    return new Promise<T>((resolve, reject) => {
+      const onStop = () => reject(signal.reason);
+      signal.addEventListener('abort', onStop, { once: true });
+      promise.then(
+        (value) => (signal.removeEventListener('abort', onStop), resolve(value)),
+        (err: unknown) => (signal.removeEventListener('abort', onStop), reject(err)),
+      );
+    });
+  }
+
+  /**
+   * Resolves once the client is connected. A zero-timeout attempt does not wait: it rejects with
+   * `cause` (the ConnectionLoss that sent it here).
+   */
+  connected(cause: unknown): Promise<void> {
+    if (this.#zk.state === 'connected') return Promise.resolve();
+    if (this.#timeout === 0) return Promise.reject(cause);
+    return this.race(connected(this.#zk));
+  }
+
+  /** Stops the timers and listeners. */
+  end(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#offState();
+    this.#signal?.removeEventListener('abort', this.#onAbort);
+  }
+
+  // Node timers take at most 2^31-1 ms; a longer deadline is reached in several steps.
+  #arm(): void {
+    const left = (this.#deadline as number) - performance.now();
+    if (left <= 0) return this.#stop(this.timeoutError());
+    this.#timer = setTimeout(() => this.#arm(), Math.min(Math.ceil(left), MAX_TIMER));
+  }
+
+  #onState(state: string): void {
+    if (state === 'expired' || state === 'closed' || state === 'authFailed') {
+      this.#stop(new LeaseLostError(this.#path, `session ${state} while acquiring ${this.#path}`, { cause: state === 'expired' ? new SessionExpiredError() : undefined }));
+    } else if (state === 'lost') {
+      this.#stop(
+        new LeaseLostError(this.#path, `session lost while acquiring ${this.#path}: no server answered within the session timeout`, {
+          cause: new ConnectionLossError('session lost'),
+        }),
+      );
+    }
+  }
+
+  #stop(reason: Error): void {
+    if (!this.#controller.signal.aborted) this.#controller.abort(reason);
+  }
+}
+
+/** Resolves once the client is connected (or rejects with SessionExpiredError when it never will be). */
+export function connected(zk: ZooKeeper): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = (state: string) => {
+      if (state === 'connected') return true;
+      if (state === 'expired' || state === 'closed' || state === 'authFailed') throw new SessionExpiredError(`session ${state}`);
+      return false;
+    };
+    try {
+      if (check(zk.state)) return resolve();
+    } catch (err) {
+      return reject(err);
+    }
+    const off = zk.onStateChange((state) => {
+      try {
+        if (check(state)) {
+          off();
+          resolve();
+        }
+      } catch (err) {
+        off();
+        reject(err);
+      }
+    });
+  });
+}
+
+/**
+ * Guaranteed delete (Curator's `guaranteed()`): retried across reconnects until the node is gone
+ * or the session is (which takes its ephemeral nodes along).
+ */
+export async function deleteGuaranteed(zk: ZooKeeper, nodePath: string): Promise<void> {
+  for (;;) {
+    try {
+      await zk.delete(nodePath);
+      return;
+    } catch (err) {
+      if (err instanceof NoNodeError || err instanceof SessionExpiredError) return;
+      if (!(err instanceof ZooKeeperError) || !err.isRetryable) throw err;
+    }
+    try {
+      await connected(zk);
+    } catch {
+      return; // session gone: so is the node
+    }
+  }
+}
+
+/**
+ * Removes our node on a failure path. Connected: one delete, awaited (so a timed-out acquire
+ * leaves nothing behind when it rejects). Otherwise, or when that delete is cut off: the
+ * guaranteed delete goes on in the background. A delete's own failure is attached to the original
+ * error as `cleanupError`, never substituted for it.
+ */
+export async function removeNode(zk: ZooKeeper, nodePath: string, original: unknown): Promise<void> {
+  if (zk.state !== 'connected') return void background(deleteGuaranteed(zk, nodePath), original);
+  try {
+    await zk.delete(nodePath);
+  } catch (err) {
+    if (err instanceof NoNodeError || err instanceof SessionExpiredError) return;
+    if (err instanceof ZooKeeperError && err.isRetryable) return void background(deleteGuaranteed(zk, nodePath), original);
+    attachCleanupError(original, err);
+  }
+}
+
+/**
+ * Deletes, in the background, whatever node a create of attempt `attemptId` under `dir` made:
+ * for a create whose outcome we could not learn. Waits for `inFlight` (the create itself, when
+ * it may still answer), then for a connection, then lists `dir` once.
+ */
+export function sweepAttempt(zk: ZooKeeper, dir: string, attemptId: string, inFlight: Promise<{ path: string }> | undefined, original: unknown): void {
+  const sweep = async () => {
+    if (inFlight) {
+      try {
+        return await deleteGuaranteed(zk, (await inFlight).path);
+      } catch {
+        // its outcome is unknown: look for the node by its attempt id
+      }
+    }
+    await connected(zk);
+    const children = await zk.getChildren(dir).catch((e: unknown) => (e instanceof NoNodeError ? [] : Promise.reject(e)));
+    for (const name of children) if (attemptIdOf(name) === attemptId) await deleteGuaranteed(zk, `${dir}/${name}`);
+  };
+  background(sweep(), original);
+}
+
+function background(work: Promise<void>, original: unknown): void {
+  work.catch((err: unknown) => {
+    // The session ended meanwhile: its ephemeral nodes went with it.
+    if (!(err instanceof SessionExpiredError)) attachCleanupError(original, err);
+  });
+}
+
+function attachCleanupError(original: unknown, cleanup: unknown): void {
+  if (original instanceof Error) (original as Error & { cleanupError?: unknown }).cleanupError = cleanup;
+}
