@@ -48,6 +48,9 @@ export interface SessionOptions {
  */
 export const STABLE_CONNECTION_MS = 1000;
 
+/** Most that `lost` is reported ahead of {@link Session.expiryDeadline} (also at most T/50), against timer lateness. */
+export const LOSS_TIMER_ALLOWANCE_MS = 50;
+
 /** Listener of state changes. */
 export type StateListener = (state: SessionState, previous: SessionState) => void;
 
@@ -405,8 +408,8 @@ export class Session {
   /**
    * Client-side loss inference: the session is reported `lost` at {@link expiryDeadline}, the
    * earliest moment the ensemble may expire it (one negotiated timeout after the send time of the
-   * newest request a server answered), so no other client can have taken over its ephemeral
-   * nodes before the application hears of it. Only a connection that a server answered clears it
+   * newest request a server answered), less a small allowance for a timer that fires late. So no
+   * other client can have taken over its ephemeral nodes before the application hears of it. Only a connection that a server answered clears it
    * (see #rearm); the real verdict comes on reconnect: `expired`, or `connected` if the session
    * survived after all.
    */
@@ -416,7 +419,10 @@ export class Session {
       this.#lossTimer = undefined;
       if (this.#state === 'suspended') this.#transition('lost');
     };
-    const left = this.expiryDeadline - performance.now();
+    const timeout = this.#negotiatedTimeout || this.#options.sessionTimeout;
+    // Timers fire late under load; a server rounds expiry up to its next tick, which may be only
+    // a millisecond away. A small allowance keeps `lost` ahead of it.
+    const left = this.expiryDeadline - Math.min(LOSS_TIMER_ALLOWANCE_MS, timeout / 50) - performance.now();
     if (left <= 0) fire();
     else this.#lossTimer = setTimeout(fire, Math.ceil(left));
   }
