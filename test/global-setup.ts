@@ -7,6 +7,7 @@
 import { connect } from 'node:net';
 import type { TestProject } from 'vitest/node';
 import { startZooKeeper, timing, type ZooKeeperEnsemble } from './harness/index.js';
+import { keepLatestRun } from './faults/summary.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -21,6 +22,10 @@ let ensemble: ZooKeeperEnsemble | undefined;
 
 /** Starts (or finds) the shared server; the returned teardown stops what was started. */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // One id for the fault-summary rows of this run, inherited by every test fork; the rows file
+  // keeps only the previous run's rows besides this one's.
+  process.env.ZK_FAULTS_RUN ??= `${new Date().toISOString()}-${process.pid}`;
+  keepLatestRun();
   ensemble = await startZooKeeper({ servers: 1 });
   if (ensemble.source === 'external') {
     // Fail once, here, with the reason, rather than in every suite with a connection timeout.
