@@ -3,7 +3,9 @@
 // for every process of the machine). Runs the built packages.
 //   <connect> <lockPath> <who> <durationMs> <sessionTimeoutMs> <resourceUrl> <workMs> [mutex|rw|cheat]
 // `rw` takes the read or the write side at random; `cheat` skips the lock altogether (a broken
-// participant, to show the checker catches it).
+// participant, to show the checker catches it). Every failure is logged as
+// {kind:'error', message} (a failed acquire, a session that could not be opened, a crash), so a
+// run that makes little progress says why. The fixture (fixture.ts) parses these lines.
 import { request } from 'node:http';
 import { ZooKeeper } from '@zk/protocol';
 import { Mutex, ReadWriteLock } from '@zk/locks';
@@ -24,7 +26,24 @@ const write = (token) =>
 
 const end = Date.now() + Number(durationText);
 const connectClient = () => ZooKeeper.connect(connect, { sessionTimeout: Number(sessionTimeoutText), connectTimeout: 5000 });
-let zk = await connectClient();
+process.on('uncaughtException', (err) => {
+  log({ kind: 'error', message: `crash: ${String(err?.stack ?? err)}` });
+  process.exit(1);
+});
+process.on('unhandledRejection', (err) => {
+  log({ kind: 'error', message: `unhandled rejection: ${String(err?.stack ?? err)}` });
+  process.exit(1);
+});
+let zk;
+while (!zk) {
+  try {
+    zk = await connectClient();
+  } catch (err) {
+    log({ kind: 'error', message: `connect: ${String(err?.message ?? err)}` });
+    if (Date.now() >= end) process.exit(0);
+    await sleep(100);
+  }
+}
 const makeLocks = () => ({ mutex: new Mutex(zk, lockPath), rw: new ReadWriteLock(zk, lockPath) });
 let locks = makeLocks();
 while (Date.now() < end) {
@@ -33,7 +52,9 @@ while (Date.now() < end) {
     await zk.close();
     try {
       zk = await connectClient();
-    } catch {
+    } catch (err) {
+      log({ kind: 'error', message: `reconnect after ${zk.state}: ${String(err?.message ?? err)}` });
+      await sleep(100);
       continue;
     }
     locks = makeLocks();
@@ -56,13 +77,15 @@ while (Date.now() < end) {
     continue;
   }
   log({ kind: 'acquired', token: lease.fencingToken.toString(), mode });
-  lease.signal.addEventListener('abort', () => log({ kind: 'lost' }), { once: true });
+  const onLost = () => log({ kind: 'lost', reason: String(lease.signal.reason?.message ?? lease.signal.reason) });
+  lease.signal.addEventListener('abort', onLost, { once: true });
   for (let k = 0; k < 3; k++) {
     // "I think I hold the lock": the write goes out whatever happened meanwhile.
     if (mode === 'write') await write(lease.fencingToken);
     await sleep(Number(workText));
   }
   log({ kind: 'released' });
-  await lease.release().catch(() => undefined);
+  lease.signal.removeEventListener('abort', onLost);
+  await lease.release().catch((err) => log({ kind: 'error', message: `release: ${String(err?.message ?? err)}` }));
 }
 await zk.close();

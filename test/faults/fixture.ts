@@ -1,0 +1,318 @@
+/**
+ * The fault suite's fixture: participant processes, their history, and the guarded resource.
+ * Shared by nemeses.test.ts, the soak and network.test.ts. Does not use vitest (pass connect
+ * strings in; `connectString()` from ../harness/fixtures.js gives the shared server's).
+ *
+ * ```ts
+ * const fx = await FaultFixture.start({ root: space.root });      // starts a GuardedResource
+ * const p = fx.spawn({ who: 'p0', connect: '127.0.0.1:2181', durationMs: 10_000, workMs: 20 });
+ * p.kill();            // SIGKILL, logs { kind: 'killed' }
+ * p.pause();           // SIGSTOP, and p.resume() SIGCONT: logs { kind: 'paused', from, to }
+ * await fx.exited();   // every participant spawned so far has exited
+ * const verdict = fx.check();                 // checkHistory(fx.history(), { sessionTimeoutMs })
+ * const row = fx.row('my nemesis', verdict);  // a NemesisRow for recordRow (summary.ts)
+ * const problems = fx.problems(verdict, { minPerSecond: 2 }); // [] when all is well
+ * await fx.close();    // kills what still runs, stops the resource
+ * ```
+ *
+ * - Participants (participant.mjs, on the built packages: run `tsc -b` first) log JSON lines;
+ *   the fixture parses them into `fx.events` (acquired, released, lost, error). A participant
+ *   that exits with a non-zero code, or prints a line that is not an event, adds an `error`
+ *   event; so does a crash. `fx.holder()` is who holds the lock now, by the log.
+ * - `GuardedResource` (an HTTP server on 127.0.0.1) remembers the highest fencing token it
+ *   accepted and refuses lower ones; `writes` logs every write, accepted or not.
+ * - `fx.problems()` lists what makes a run fail: checker violations, stale writes accepted,
+ *   and an acquisition rate below the nemesis's minimum, with the participants' errors (counted
+ *   by message) so a stalled run says why.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { checkFenced, checkHistory, type HistoryEvent, type ResourceWrite, type Verdict } from './checker.js';
+import type { NemesisRow } from './summary.js';
+
+/** The participant script. */
+export const PARTICIPANT = fileURLToPath(new URL(import.meta.url.includes('/test/dist/') ? '../../faults/participant.mjs' : './participant.mjs', import.meta.url));
+/** The session timeout participants ask for unless told otherwise, ms. */
+export const SESSION_TIMEOUT = 2000;
+
+/** How a participant takes the lock: a Mutex, either side of a ReadWriteLock at random, or not at all (a broken participant). */
+export type ParticipantKind = 'mutex' | 'rw' | 'cheat';
+
+/** What to spawn. */
+export interface ParticipantOptions {
+  /** Its name in the history (unique within a fixture). */
+  who: string;
+  /** Servers to connect to, without the chroot (the fixture appends its root). */
+  connect: string;
+  /** It stops taking the lock after this long, ms. */
+  durationMs: number;
+  /** Sleep after each of the three writes of a hold, ms (0 for the fastest hand-overs). */
+  workMs: number;
+  /** Requested session timeout, ms (default {@link SESSION_TIMEOUT}). */
+  sessionTimeoutMs?: number;
+  kind?: ParticipantKind;
+}
+
+/** A spawned participant. */
+export interface Participant {
+  readonly who: string;
+  readonly proc: ChildProcess;
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<void>;
+  /** True until it exited. */
+  readonly running: boolean;
+  /** SIGKILL, logged as a `killed` event. */
+  kill(): void;
+  /** SIGSTOP; the pause is logged as a `paused` event when {@link resume} is called (or at {@link FaultFixture.history}). */
+  pause(): void;
+  /** SIGCONT. */
+  resume(): void;
+}
+
+/** A fenced resource: accepts a write only if its token is not below the highest accepted. */
+export class GuardedResource {
+  readonly writes: ResourceWrite[] = [];
+  #highest = -1n;
+  readonly #server: Server;
+  url = '';
+
+  private constructor() {
+    this.#server = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      const token = BigInt(url.searchParams.get('token') ?? '-1');
+      const accepted = token >= this.#highest;
+      if (accepted) this.#highest = token;
+      this.writes.push({ who: url.searchParams.get('who') ?? '?', t: process.hrtime.bigint(), token, accepted });
+      res.statusCode = accepted ? 200 : 409;
+      res.end();
+    });
+  }
+
+  /** Starts one on a free loopback port. */
+  static async start(): Promise<GuardedResource> {
+    const r = new GuardedResource();
+    await new Promise<void>((resolve) => r.#server.listen(0, '127.0.0.1', () => resolve()));
+    r.url = `http://127.0.0.1:${(r.#server.address() as { port: number }).port}/write`;
+    return r;
+  }
+
+  /** Writes refused because their token was stale. */
+  get staleRejected(): number {
+    return this.writes.filter((w) => !w.accepted).length;
+  }
+
+  /** Stale writes accepted (must be none: see checkFenced). */
+  get staleAccepted(): number {
+    return checkFenced(this.writes).length;
+  }
+
+  /** Stops the server. */
+  close(): Promise<void> {
+    return new Promise((resolve) => this.#server.close(() => resolve()));
+  }
+}
+
+/** Progress requirement of a nemesis. */
+export interface ProgressRequirement {
+  /** Minimum acquisitions per second of the run. */
+  minPerSecond: number;
+}
+
+/** Participants, their merged history and the guarded resource of one nemesis run. */
+export class FaultFixture {
+  /** The history so far (pauses are added when they end). */
+  readonly events: HistoryEvent[] = [];
+  readonly participants: Participant[] = [];
+  readonly resource: GuardedResource;
+  readonly root: string;
+  readonly lockPath: string;
+  /** When the fixture started (for the rate), ms since the epoch. */
+  readonly startedAt = Date.now();
+  #sessionTimeoutMs = SESSION_TIMEOUT;
+  readonly #openPauses = new Map<string, bigint>();
+
+  private constructor(resource: GuardedResource, root: string, lockPath: string) {
+    this.resource = resource;
+    this.root = root;
+    this.lockPath = lockPath;
+  }
+
+  /** A fixture with its own guarded resource; participants connect under chroot `root` and lock `lockPath`. */
+  static async start(options: { root: string; lockPath?: string }): Promise<FaultFixture> {
+    return new FaultFixture(await GuardedResource.start(), options.root, options.lockPath ?? '/faults/lock');
+  }
+
+  /** Spawns a participant. */
+  spawn(o: ParticipantOptions): Participant {
+    const sessionTimeout = o.sessionTimeoutMs ?? SESSION_TIMEOUT;
+    this.#sessionTimeoutMs = Math.min(this.#sessionTimeoutMs, sessionTimeout);
+    const args = [PARTICIPANT, `${o.connect}${this.root}`, this.lockPath, o.who, String(o.durationMs), String(sessionTimeout), this.resource.url, String(o.workMs), o.kind ?? 'mutex'];
+    const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const error = (message: string) => this.events.push({ kind: 'error', who: o.who, t: process.hrtime.bigint(), message });
+    let buffered = '';
+    proc.stdout!.on('data', (d: Buffer) => {
+      buffered += d.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) {
+        const e = parseEvent(line);
+        if (e) this.events.push(e);
+        else if (line.trim()) error(`unparseable participant output: ${line.slice(0, 200)}`);
+      }
+    });
+    let stderr = '';
+    proc.stderr!.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString()).slice(-2000);
+      process.stderr.write(d);
+    });
+    let killed = false;
+    let running = true;
+    const exited = new Promise<void>((resolve) =>
+      proc.once('exit', (code, signal) => {
+        running = false;
+        if (!killed && (code !== 0 || signal)) error(`exited with ${signal ?? `code ${code}`}${stderr ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`);
+        resolve();
+      }),
+    );
+    const p: Participant = {
+      who: o.who,
+      proc,
+      exited,
+      get running() {
+        return running;
+      },
+      kill: () => {
+        if (!running) return;
+        killed = true;
+        proc.kill('SIGKILL');
+        this.events.push({ kind: 'killed', who: o.who, t: process.hrtime.bigint() });
+      },
+      pause: () => {
+        proc.kill('SIGSTOP');
+        if (!this.#openPauses.has(o.who)) this.#openPauses.set(o.who, process.hrtime.bigint());
+      },
+      resume: () => {
+        const from = this.#openPauses.get(o.who);
+        proc.kill('SIGCONT');
+        if (from === undefined) return;
+        this.#openPauses.delete(o.who);
+        this.events.push({ kind: 'paused', who: o.who, t: from, from, to: process.hrtime.bigint() });
+      },
+    };
+    this.participants.push(p);
+    return p;
+  }
+
+  /** Who holds the lock now by the log (acquired, and not yet released or killed), if anyone. */
+  holder(): string | undefined {
+    const open = new Set<string>();
+    for (const e of this.events) {
+      if (e.kind === 'acquired') open.add(e.who);
+      else if (e.kind === 'released' || e.kind === 'killed') open.delete(e.who);
+    }
+    return [...open][0];
+  }
+
+  /** The participant named `who`. */
+  get(who: string): Participant | undefined {
+    return this.participants.find((p) => p.who === who);
+  }
+
+  /** Resolves when every participant spawned so far has exited. */
+  async exited(): Promise<void> {
+    await Promise.all(this.participants.map((p) => p.exited));
+  }
+
+  /** The history, with pauses still open counted up to now. */
+  history(): HistoryEvent[] {
+    const now = process.hrtime.bigint();
+    return [...this.events, ...[...this.#openPauses].map(([who, from]): HistoryEvent => ({ kind: 'paused', who, t: from, from, to: now }))];
+  }
+
+  /** The checker's verdict on the history (with the smallest session timeout asked for). */
+  check(): Verdict {
+    return checkHistory(this.history(), { sessionTimeoutMs: this.#sessionTimeoutMs });
+  }
+
+  /** `error` events counted by message (digits folded, so paths and numbers group), most frequent first. */
+  errorCounts(): [message: string, count: number][] {
+    const counts = new Map<string, number>();
+    for (const e of this.events) if (e.kind === 'error') counts.set(e.message.replace(/\d+/g, 'N'), (counts.get(e.message.replace(/\d+/g, 'N')) ?? 0) + 1);
+    return [...counts].sort((a, b) => b[1] - a[1]);
+  }
+
+  /** Run time so far, ms. */
+  get durationMs(): number {
+    return Date.now() - this.startedAt;
+  }
+
+  /** The summary row of this run (see summary.ts). */
+  row(nemesis: string, verdict: Verdict): NemesisRow {
+    return {
+      nemesis,
+      processes: this.participants.length,
+      acquisitions: verdict.acquisitions,
+      violations: verdict.violations.length + this.resource.staleAccepted,
+      longestDetectionMs: Math.round(verdict.longestLostDetectionMs),
+      staleRejected: this.resource.staleRejected,
+      staleAccepted: this.resource.staleAccepted,
+      participantErrors: verdict.errors,
+      durationMs: this.durationMs,
+    };
+  }
+
+  /**
+   * What makes the run fail: the checker's violations (the first 20), stale writes the fenced
+   * resource accepted, and, with `progress`, fewer acquisitions per second than required (with
+   * the participants' errors by message).
+   */
+  problems(verdict: Verdict, progress?: ProgressRequirement): string[] {
+    const out = verdict.violations.slice(0, 20);
+    if (verdict.violations.length > 20) out.push(`... and ${verdict.violations.length - 20} more violations`);
+    out.push(...checkFenced(this.resource.writes).slice(0, 5));
+    if (progress) {
+      const rate = verdict.acquisitions / (this.durationMs / 1000);
+      if (!(rate >= progress.minPerSecond)) {
+        const errors = this.errorCounts().slice(0, 8).map(([m, c]) => `${c}x ${m}`);
+        out.push(`progress: ${verdict.acquisitions} acquisitions in ${(this.durationMs / 1000).toFixed(1)} s = ${rate.toFixed(2)}/s, below the minimum ${progress.minPerSecond}/s; participant errors: ${errors.length ? errors.join('; ') : 'none'}`);
+      }
+    }
+    return out;
+  }
+
+  /** Kills (SIGCONT, SIGKILL) every participant still running and stops the resource. */
+  async close(): Promise<void> {
+    for (const p of this.participants) {
+      if (!p.running) continue;
+      p.proc.kill('SIGCONT');
+      p.proc.kill('SIGKILL');
+    }
+    await this.exited();
+    await this.resource.close();
+  }
+}
+
+/** Parses one participant line into an event; undefined if it is not one. */
+export function parseEvent(line: string): HistoryEvent | undefined {
+  let e: { kind?: unknown; who?: unknown; t?: unknown; token?: unknown; mode?: unknown; message?: unknown };
+  try {
+    e = JSON.parse(line) as typeof e;
+  } catch {
+    return undefined;
+  }
+  if (typeof e.who !== 'string' || typeof e.t !== 'string') return undefined;
+  const who = e.who;
+  const t = BigInt(e.t);
+  switch (e.kind) {
+    case 'acquired':
+      return { kind: 'acquired', who, t, token: BigInt(String(e.token)), mode: e.mode === 'read' ? 'read' : 'write' };
+    case 'released':
+    case 'lost':
+      return { kind: e.kind, who, t };
+    case 'error':
+      return { kind: 'error', who, t, message: String(e.message) };
+    default:
+      return undefined;
+  }
+}
