@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { ZooKeeper, type ClientOptions } from '@zk/protocol';
+import { TcpProxy } from './proxy.js';
 
 
 /**
@@ -11,6 +12,13 @@ import { ZooKeeper, type ClientOptions } from '@zk/protocol';
 /** The connect string of the shared server started by the global setup (or ZK_CONNECT). */
 export function connectString(): string {
   return inject('zkConnect');
+}
+
+/** A TCP proxy to the first server of the shared connect string, for tests that break the link. */
+export function proxyToServer(): Promise<TcpProxy> {
+  const first = connectString().split(',')[0]!;
+  const colon = first.lastIndexOf(':');
+  return TcpProxy.start({ host: first.slice(0, colon), port: Number(first.slice(colon + 1)) });
 }
 
 /**

@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Mutex } from '@zk/locks';
-import { TcpProxy, waitFor } from '../../harness/index.js';
-import { connectString, TestSpace } from '../../harness/fixtures.js';
+import { waitFor } from '../../harness/index.js';
+import { connectString, proxyToServer, TestSpace } from '../../harness/fixtures.js';
 
 // The built CLI (the test command builds before testing).
 const CLI = fileURLToPath(new URL('../../../packages/locks/dist/cli/zk-lock.js', import.meta.url));
@@ -87,8 +87,7 @@ describe('zk-lock - run', () => {
   });
 
   it('kills the command and exits 76 when the lease is lost', async () => {
-    const [host, port] = connectString().split(',')[0]!.split(':');
-    const proxy = await TcpProxy.start({ host: host!, port: Number(port) });
+    const proxy = await proxyToServer();
     try {
       const script = 'process.on("SIGTERM", () => { console.log("terminated"); process.exit(0); }); console.log("ready"); setInterval(() => {}, 1000);';
       const run = zkLock(['--grace', '2s', '/locks/lost', '--', process.execPath, '-e', script], `${proxy.connectString}${space.root}`);

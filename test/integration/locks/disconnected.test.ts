@@ -7,8 +7,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ZooKeeper, type ClientOptions } from '@zk/protocol';
 import { LeaseLostError, LockAbortedError, LockTimeoutError, Mutex } from '@zk/locks';
-import { TcpProxy, waitFor, waitForState } from '../../harness/index.js';
-import { connectString, TestSpace } from '../../harness/fixtures.js';
+import { waitFor, waitForState, type TcpProxy } from '../../harness/index.js';
+import { proxyToServer, TestSpace } from '../../harness/fixtures.js';
 
 let space: TestSpace;
 let proxy: TcpProxy;
@@ -17,8 +17,7 @@ const clients: ZooKeeper[] = [];
 beforeEach(async () => {
   space = new TestSpace();
   await space.admin();
-  const [host, port] = connectString().split(',')[0]!.split(':');
-  proxy = await TcpProxy.start({ host: host!, port: Number(port) });
+  proxy = await proxyToServer();
 });
 
 afterEach(async () => {

@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChannelName, ZooKeeper, type EventMessage } from '@zk/protocol';
 import { Mutex, type Lease } from '@zk/locks';
-import { TcpProxy, waitFor } from '../../harness/index.js';
-import { connectString, TestSpace } from '../../harness/fixtures.js';
+import { waitFor } from '../../harness/index.js';
+import { connectString, proxyToServer, TestSpace } from '../../harness/fixtures.js';
 
 let space: TestSpace;
 
@@ -91,8 +91,7 @@ describe('locks - herd', () => {
 describe('locks - protection', () => {
   it('adopts its own node after a create whose reply was lost, leaving no orphan', async () => {
     const admin = await space.admin();
-    const [host, port] = connectString().split(',')[0]!.split(':');
-    const proxy = await TcpProxy.start({ host: host!, port: Number(port) });
+    const proxy = await proxyToServer();
     try {
       await using zk = await ZooKeeper.connect(`${proxy.connectString}${space.root}`, { sessionTimeout: 10_000, connectTimeout: 2000 });
       await (await new Mutex(zk, '/locks/p').acquire()).release(); // parents exist

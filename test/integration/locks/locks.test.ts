@@ -2,8 +2,8 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChannelName, InvalidArgumentError, OPEN_ACL_UNSAFE, ZooKeeper, type RequestStartMessage } from '@zk/protocol';
 import { ExclusiveLock, inspectExclusive, inspectLock, LeaseLostError, LockAbortedError, LockTimeoutError, LockUpgradeError, Mutex, ReadWriteLock, type Lease, type LockBase } from '@zk/locks';
-import { TcpProxy, waitFor } from '../../harness/index.js';
-import { connectString, TestSpace } from '../../harness/fixtures.js';
+import { waitFor } from '../../harness/index.js';
+import { connectString, proxyToServer, TestSpace } from '../../harness/fixtures.js';
 
 let space: TestSpace;
 
@@ -171,8 +171,7 @@ describe('locks - Mutex', () => {
   });
 
   it('lease.signal aborts when the holder is cut off, before another client can acquire', async () => {
-    const [host, port] = connectString().split(',')[0]!.split(':');
-    const proxy = await TcpProxy.start({ host: host!, port: Number(port) });
+    const proxy = await proxyToServer();
     try {
       await space.admin();
       const holder = await ZooKeeper.connect(`${proxy.connectString}${space.root}`, { sessionTimeout: 3000, connectTimeout: 1000 });

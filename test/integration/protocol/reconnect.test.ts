@@ -10,8 +10,8 @@ import {
   type RequestFinishMessage,
   type StateChange,
 } from '@zk/protocol';
-import { TcpProxy, waitFor, waitForState } from '../../harness/index.js';
-import { connectString, TestSpace } from '../../harness/fixtures.js';
+import { waitFor, waitForState, type TcpProxy } from '../../harness/index.js';
+import { proxyToServer, TestSpace } from '../../harness/fixtures.js';
 
 let space: TestSpace;
 let proxy: TcpProxy;
@@ -19,8 +19,7 @@ let proxy: TcpProxy;
 beforeEach(async () => {
   space = new TestSpace();
   await space.admin();
-  const [host, port] = connectString().split(',')[0]!.split(':');
-  proxy = await TcpProxy.start({ host: host!, port: Number(port) });
+  proxy = await proxyToServer();
 });
 
 afterEach(async () => {
