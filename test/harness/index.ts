@@ -2,7 +2,7 @@
  * The real-ZooKeeper harness: servers, a fault proxy, four-letter words, timing.
  */
 export { startZooKeeper, type ServerHandle, type StartOptions, type ZooKeeperEnsemble } from './zookeeper.js';
-export { TcpProxy } from './proxy.js';
+export { TcpProxy, UNDECODABLE_FRAME, type Latency } from './proxy.js';
 export { fourLetter, modeOf, probeMode, type ServerMode } from './fourletter.js';
 export { freePorts } from './ports.js';
 export { findLocalInstall, INSTALL_HINT } from './local-install.js';

@@ -1,21 +1,56 @@
 /**
  * A loopback TCP proxy for fault tests: each accepted connection is piped to the target.
- * - `pause('up' | 'down' | 'both')` holds bytes in that direction (buffered, not dropped) until
- *   `resume()`: a network that stalls without closing anything.
+ * "up" is client -> server, "down" is server -> client. Faults, each per direction where that
+ * makes sense:
+ * - `pause(d)` holds bytes (buffered, not dropped) until `resume(d)`: a network that stalls
+ *   without closing anything.
+ * - `drop(d)` discards bytes silently (no RST, no FIN) until `undrop(d)`: a one-way partition.
+ *   A connection that lost bytes stays black-holed in that direction until it closes: its byte
+ *   stream has a hole, and TCP delivers nothing past a hole.
+ * - `setLatency({ min, max }, d)` delays every chunk by a random time in [min, max] ms, order
+ *   preserved (a later chunk never overtakes an earlier one); `setLatency(undefined, d)` stops.
+ * - `corrupt()`: every connection accepted from now on gets the server's first frame (the
+ *   ZooKeeper ConnectResponse) and then an undecodable frame instead of anything else the server
+ *   sends, so the client's connection dies right after a successful handshake (a storm server).
+ *   `uncorrupt()` stops it for new connections.
  * - `cut()` resets every open connection (TCP RST) and keeps accepting new ones.
  * - `block()` additionally refuses new connections until `unblock()`: a partition.
- * "up" is client -> server, "down" is server -> client.
+ * A chunk goes through the stages in that order: corrupt (down only), drop, pause, latency.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 type Direction = 'up' | 'down';
 
+/** Delay bounds of {@link TcpProxy.setLatency}, ms. */
+export interface Latency {
+  min: number;
+  max: number;
+}
+
+/**
+ * The default frame `corrupt()` injects: a reply 3 bytes long, shorter than any reply header
+ * (xid, zxid, err: 16 bytes), so no client can decode it.
+ */
+export const UNDECODABLE_FRAME: Buffer = Buffer.from([0, 0, 0, 3, 1, 2, 3]);
+
+/** One direction of one connection. `null` in a queue stands for the sender's half-close. */
+interface Lane {
+  readonly to: Socket;
+  /** Held while paused. */
+  held: (Buffer | null)[];
+  /** Delay line: delivered at `at` (performance.now() ms), in order. */
+  line: { at: number; chunk: Buffer | null }[];
+  timer: NodeJS.Timeout | undefined;
+  /** Bytes were dropped: nothing more is delivered in this direction. */
+  holed: boolean;
+}
+
 interface Pair {
   client: Socket;
   server: Socket;
-  held: Record<Direction, Buffer[]>;
-  /** The sending side ended while this direction was paused: end after the held bytes. */
-  endHeld: Record<Direction, boolean>;
+  lanes: Record<Direction, Lane>;
+  /** In corrupt mode: the server's bytes until its first frame is complete; `done` once injected. */
+  corrupt: { buffered: Buffer; frame: Buffer; done: boolean } | undefined;
 }
 
 /** A TCP proxy on 127.0.0.1 to one target. */
@@ -24,6 +59,11 @@ export class TcpProxy {
   readonly #target: { host: string; port: number };
   readonly #pairs = new Set<Pair>();
   readonly #paused: Record<Direction, boolean> = { up: false, down: false };
+  readonly #dropped: Record<Direction, boolean> = { up: false, down: false };
+  readonly #droppedBytes: Record<Direction, number> = { up: 0, down: 0 };
+  readonly #latency: Record<Direction, Latency | undefined> = { up: undefined, down: undefined };
+  #corruptFrame: Buffer | undefined;
+  #corrupted = 0;
   #blocked = false;
   #accepted = 0;
   port = 0;
@@ -54,15 +94,23 @@ export class TcpProxy {
   get connectionCount(): number {
     return this.#pairs.size;
   }
-  /** Connections accepted since start. */
+  /** Connections accepted since start (refused ones while blocked not counted). */
   get acceptedCount(): number {
     return this.#accepted;
+  }
+  /** Connections that got the injected frame since start. */
+  get corruptedCount(): number {
+    return this.#corrupted;
   }
   /** Bytes held in a direction across all connections. */
   heldBytes(direction: Direction): number {
     let n = 0;
-    for (const p of this.#pairs) for (const b of p.held[direction]) n += b.length;
+    for (const p of this.#pairs) for (const b of p.lanes[direction].held) n += b?.length ?? 0;
     return n;
+  }
+  /** Bytes discarded in a direction since start (by `drop`, and after the injected frame of `corrupt`). */
+  droppedBytes(direction: Direction): number {
+    return this.#droppedBytes[direction];
   }
 
   /** Holds bytes flowing in `direction` ('both' for both). */
@@ -70,26 +118,50 @@ export class TcpProxy {
     for (const d of dirs(direction)) this.#paused[d] = true;
   }
 
-  /** Delivers what was held and lets bytes flow again. */
+  /** Delivers what was held (through the latency, if set) and lets bytes flow again. */
   resume(direction: Direction | 'both' = 'both'): void {
     for (const d of dirs(direction)) {
       this.#paused[d] = false;
-      for (const p of this.#pairs) {
-        const to = d === 'up' ? p.server : p.client;
-        for (const b of p.held[d].splice(0)) to.write(b);
-        if (p.endHeld[d]) to.end();
-        p.endHeld[d] = false;
-      }
+      for (const p of this.#pairs) for (const chunk of p.lanes[d].held.splice(0)) this.#delay(p.lanes[d], d, chunk);
     }
+  }
+
+  /** Discards bytes flowing in `direction`, silently: a one-way partition. */
+  drop(direction: Direction | 'both'): void {
+    for (const d of dirs(direction)) this.#dropped[d] = true;
+  }
+
+  /** Stops discarding for new bytes; connections that already lost bytes stay black-holed that way. */
+  undrop(direction: Direction | 'both' = 'both'): void {
+    for (const d of dirs(direction)) this.#dropped[d] = false;
+  }
+
+  /**
+   * Delays each chunk in `direction` by a random time in [min, max] ms, never overtaking an
+   * earlier chunk; `undefined` adds no more delay (chunks already delayed keep their time).
+   */
+  setLatency(latency: Latency | undefined, direction: Direction | 'both' = 'both'): void {
+    if (latency && !(latency.min >= 0 && latency.max >= latency.min)) throw new RangeError(`bad latency ${JSON.stringify(latency)}`);
+    for (const d of dirs(direction)) this.#latency[d] = latency && { ...latency };
+  }
+
+  /**
+   * From now on every new connection gets the server's first frame and then `frame` (default
+   * {@link UNDECODABLE_FRAME}); the server's later bytes are discarded. Open connections are not
+   * touched: `cut()` them to make the client reconnect into the storm.
+   */
+  corrupt(frame: Buffer = UNDECODABLE_FRAME): void {
+    this.#corruptFrame = frame;
+  }
+
+  /** New connections are piped faithfully again. */
+  uncorrupt(): void {
+    this.#corruptFrame = undefined;
   }
 
   /** Resets every open connection (RST); new connections are still accepted. */
   cut(): void {
-    for (const p of [...this.#pairs]) {
-      p.client.resetAndDestroy();
-      p.server.resetAndDestroy();
-      this.#pairs.delete(p);
-    }
+    for (const p of [...this.#pairs]) this.#reset(p);
   }
 
   /** Refuses new connections (they are reset at once) and cuts the open ones: a partition. */
@@ -117,36 +189,107 @@ export class TcpProxy {
     }
     this.#accepted++;
     const server = connect({ ...this.#target, allowHalfOpen: true });
-    const pair: Pair = { client, server, held: { up: [], down: [] }, endHeld: { up: false, down: false } };
+    const lane = (to: Socket): Lane => ({ to, held: [], line: [], timer: undefined, holed: false });
+    const pair: Pair = {
+      client,
+      server,
+      lanes: { up: lane(server), down: lane(client) },
+      corrupt: this.#corruptFrame && { buffered: Buffer.alloc(0), frame: this.#corruptFrame, done: false },
+    };
     this.#pairs.add(pair);
-    const forward = (d: Direction, to: Socket) => (chunk: Buffer) => {
-      if (this.#paused[d]) pair.held[d].push(chunk);
-      else to.write(chunk);
-    };
-    // A half-close travels through (after any held bytes), so request/answer protocols that
-    // end their side, like the four-letter words, work through the proxy.
-    const half = (d: Direction, to: Socket) => () => {
-      if (this.#paused[d]) pair.endHeld[d] = true;
-      else to.end();
-    };
-    client.on('data', forward('up', server));
-    server.on('data', forward('down', client));
-    client.on('end', half('up', server));
-    server.on('end', half('down', client));
+    // A half-close travels through as `null` (after any held or delayed bytes), so
+    // request/answer protocols that end their side, like the four-letter words, work through it.
+    client.on('data', (chunk: Buffer) => this.#receive(pair, 'up', chunk));
+    server.on('data', (chunk: Buffer) => this.#receive(pair, 'down', chunk));
+    client.on('end', () => this.#receive(pair, 'up', null));
+    server.on('end', () => this.#receive(pair, 'down', null));
     const onClose = () => {
-      if (client.destroyed && server.destroyed) this.#pairs.delete(pair);
+      if (client.destroyed && server.destroyed) this.#forget(pair);
     };
-    const onError = () => {
-      // One side failed: the other sees a reset too, as it would through a broken network.
-      this.#pairs.delete(pair);
-      if (!client.destroyed) client.resetAndDestroy();
-      if (!server.destroyed) server.resetAndDestroy();
-    };
+    // One side failed: the other sees a reset too, as it would through a broken network.
+    const onError = () => this.#reset(pair);
     client.on('close', onClose);
     server.on('close', onClose);
     client.on('error', onError);
     server.on('error', onError);
   }
+
+  /** The corrupt stage (down only), then the drop stage. */
+  #receive(pair: Pair, d: Direction, chunk: Buffer | null): void {
+    const c = pair.corrupt;
+    if (d === 'down' && c) {
+      if (c.done) {
+        // The stream is garbage from here on: the server's bytes are discarded (and counted).
+        this.#droppedBytes[d] += chunk?.length ?? 0;
+        return;
+      }
+      if (chunk === null) return this.#drop(pair, d, null);
+      c.buffered = Buffer.concat([c.buffered, chunk]);
+      if (c.buffered.length < 4 || c.buffered.length < 4 + c.buffered.readUInt32BE(0)) return;
+      const end = 4 + c.buffered.readUInt32BE(0);
+      c.done = true;
+      this.#corrupted++;
+      this.#droppedBytes[d] += c.buffered.length - end;
+      this.#drop(pair, d, c.buffered.subarray(0, end));
+      return this.#drop(pair, d, c.frame);
+    }
+    this.#drop(pair, d, chunk);
+  }
+
+  /** The drop stage, then the pause stage. */
+  #drop(pair: Pair, d: Direction, chunk: Buffer | null): void {
+    const lane = pair.lanes[d];
+    if (this.#dropped[d] || lane.holed) {
+      lane.holed = true;
+      this.#droppedBytes[d] += chunk?.length ?? 0;
+      return;
+    }
+    if (this.#paused[d]) lane.held.push(chunk);
+    else this.#delay(lane, d, chunk);
+  }
+
+  /** The latency stage: delivers now, or after a random delay behind every earlier chunk. */
+  #delay(lane: Lane, d: Direction, chunk: Buffer | null): void {
+    const latency = this.#latency[d];
+    if (!latency && lane.line.length === 0) return deliver(lane.to, chunk);
+    const now = performance.now();
+    const delay = latency ? latency.min + Math.random() * (latency.max - latency.min) : 0;
+    const last = lane.line.at(-1)?.at ?? now;
+    lane.line.push({ at: Math.max(now + delay, last), chunk });
+    if (lane.line.length === 1) this.#schedule(lane);
+  }
+
+  #schedule(lane: Lane): void {
+    const head = lane.line[0];
+    if (!head) return;
+    lane.timer = setTimeout(() => {
+      lane.timer = undefined;
+      // A timer may fire a little early (millisecond rounding): what is not due waits again.
+      const now = performance.now();
+      while (lane.line.length > 0 && lane.line[0]!.at <= now) deliver(lane.to, lane.line.shift()!.chunk);
+      this.#schedule(lane);
+    }, Math.max(0, Math.ceil(head.at - performance.now())));
+  }
+
+  #reset(pair: Pair): void {
+    this.#forget(pair);
+    if (!pair.client.destroyed) pair.client.resetAndDestroy();
+    if (!pair.server.destroyed) pair.server.resetAndDestroy();
+  }
+
+  #forget(pair: Pair): void {
+    this.#pairs.delete(pair);
+    for (const lane of Object.values(pair.lanes)) {
+      clearTimeout(lane.timer);
+      lane.line = [];
+    }
+  }
+}
+
+function deliver(to: Socket, chunk: Buffer | null): void {
+  if (to.destroyed || to.writableEnded) return;
+  if (chunk === null) to.end();
+  else to.write(chunk);
 }
 
 function dirs(d: Direction | 'both'): Direction[] {

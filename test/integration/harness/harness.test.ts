@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZooKeeper } from '@zk/protocol';
-import { fourLetter, modeOf, startZooKeeper, TcpProxy, timing, waitFor, type ZooKeeperEnsemble } from '../../harness/index.js';
+import { fourLetter, modeOf, startZooKeeper, timing, waitFor, type ZooKeeperEnsemble } from '../../harness/index.js';
 
 const external = process.env.ZK_CONNECT;
 
@@ -72,147 +71,6 @@ describe.skipIf(external)('harness - servers (skipped on an external ensemble: t
     expect(await follower.mode()).toBe('down');
     await follower.start();
     expect(await follower.mode()).toBe('follower');
-  });
-});
-
-describe('harness - proxy', () => {
-  let echo: Server;
-  let port = 0;
-
-  beforeAll(async () => {
-    echo = createServer({ allowHalfOpen: true }, (s) => {
-      s.on('error', () => {}); // resets are the point of these tests
-      s.pipe(s);
-    });
-    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', () => r()));
-    port = (echo.address() as { port: number }).port;
-  });
-
-  afterAll(async () => {
-    await new Promise<void>((r) => echo.close(() => r()));
-  });
-
-  function open(proxy: TcpProxy): Promise<{ socket: Socket; received: () => string; closed: Promise<Error | undefined> }> {
-    return new Promise((resolve) => {
-      const socket = connect({ host: '127.0.0.1', port: proxy.port });
-      let data = '';
-      socket.on('data', (d: Buffer) => (data += d.toString()));
-      const closed = new Promise<Error | undefined>((r) => {
-        let error: Error | undefined;
-        socket.on('error', (e) => (error = e));
-        socket.on('close', () => r(error));
-      });
-      // A refused connection may be reset before or after 'connect': resolve on whichever comes first.
-      const result = { socket, received: () => data, closed };
-      socket.on('connect', () => resolve(result));
-      void closed.then(() => resolve(result));
-    });
-  }
-
-  it('forwards bytes both ways', async () => {
-    const proxy = await TcpProxy.start({ host: '127.0.0.1', port });
-    const c = await open(proxy);
-    c.socket.write('hello');
-    await waitFor('echo', () => (c.received() === 'hello' ? true : undefined));
-    c.socket.destroy();
-    await proxy.close();
-  });
-
-  it('holds bytes while paused and delivers them on resume', async () => {
-    const proxy = await TcpProxy.start({ host: '127.0.0.1', port });
-    const c = await open(proxy);
-    proxy.pause('up');
-    c.socket.write('held');
-    await waitFor('bytes to be held', () => (proxy.heldBytes('up') === 4 ? true : undefined));
-    expect(c.received()).toBe('');
-    proxy.resume('up');
-    await waitFor('echo after resume', () => (c.received() === 'held' ? true : undefined));
-
-    proxy.pause('down');
-    c.socket.write('back');
-    await waitFor('reply to be held', () => (proxy.heldBytes('down') === 4 ? true : undefined));
-    expect(c.received()).toBe('held');
-    proxy.resume();
-    await waitFor('reply after resume', () => (c.received() === 'heldback' ? true : undefined));
-    c.socket.destroy();
-    await proxy.close();
-  });
-
-  it('cut resets every connection and still accepts new ones; block refuses them', async () => {
-    const proxy = await TcpProxy.start({ host: '127.0.0.1', port });
-    const a = await open(proxy);
-    const b = await open(proxy);
-    await waitFor('two connections', () => (proxy.connectionCount === 2 ? true : undefined));
-    proxy.cut();
-    const [ea, eb] = await Promise.all([a.closed, b.closed]);
-    expect((ea as NodeJS.ErrnoException | undefined)?.code).toBe('ECONNRESET');
-    expect((eb as NodeJS.ErrnoException | undefined)?.code).toBe('ECONNRESET');
-    const c = await open(proxy);
-    c.socket.write('again');
-    await waitFor('echo on a new connection', () => (c.received() === 'again' ? true : undefined));
-    proxy.block();
-    expect((await c.closed as NodeJS.ErrnoException | undefined)?.code).toBe('ECONNRESET');
-    const refused = await open(proxy);
-    expect(((await refused.closed) as NodeJS.ErrnoException | undefined)?.code).toBe('ECONNRESET');
-    await proxy.close();
-  });
-
-  describe('to a real ZooKeeper server', () => {
-    let proxy: TcpProxy;
-
-    beforeAll(async () => {
-      // The shared server (or the first host of ZK_CONNECT).
-      const first = inject('zkConnect').split('/')[0]!.split(',')[0]!;
-      const colon = first.lastIndexOf(':');
-      proxy = await TcpProxy.start({ host: first.slice(0, colon), port: Number(first.slice(colon + 1)) });
-    });
-
-    afterAll(async () => {
-      await proxy.close();
-    });
-
-    /** Sends srvr through the proxy; `answered` flips when the answer is complete. */
-    function srvr(): { answer: Promise<string>; answered: () => boolean } {
-      let done = false;
-      const answer = fourLetter('127.0.0.1', proxy.port, 'srvr', timing(30_000)).finally(() => (done = true));
-      answer.catch(() => {});
-      return { answer, answered: () => done };
-    }
-
-    it('passes a four-letter word through', async () => {
-      expect(modeOf(await fourLetter('127.0.0.1', proxy.port, 'srvr'))).toMatch(/^(standalone|leader|follower|observer)$/);
-    });
-
-    it('holds the request while up is paused and the answer while down is paused', async () => {
-      proxy.pause('up');
-      const a = srvr();
-      await waitFor('the request to be held', () => (proxy.heldBytes('up') === 4 ? true : undefined));
-      expect(a.answered()).toBe(false);
-      proxy.resume('up');
-      expect(modeOf(await a.answer)).toBeDefined();
-
-      proxy.pause('down');
-      const b = srvr();
-      // The whole answer arrives at the proxy and stays there (the server has closed its side).
-      await waitFor('the answer to be held', () => (proxy.heldBytes('down') > 0 && proxy.connectionCount === 1 ? true : undefined));
-      expect(b.answered()).toBe(false);
-      const held = proxy.heldBytes('down');
-      proxy.resume('down');
-      const answer = await b.answer;
-      expect(Buffer.byteLength(answer)).toBeGreaterThanOrEqual(held);
-      expect(modeOf(answer)).toBeDefined();
-    });
-
-    it('cut resets a connection whose request is held', async () => {
-      proxy.pause('up');
-      const a = srvr();
-      await waitFor('the request to be held', () => (proxy.heldBytes('up') === 4 ? true : undefined));
-      proxy.cut();
-      proxy.resume();
-      await expect(a.answer).rejects.toMatchObject({ code: 'ECONNRESET' });
-      expect(proxy.connectionCount).toBe(0);
-      expect(modeOf(await fourLetter('127.0.0.1', proxy.port, 'srvr'))).toBeDefined();
-    });
   });
 });
 
