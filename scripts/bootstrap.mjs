@@ -8,6 +8,9 @@
 //   3. ZooKeeper (scripts/install-zookeeper.sh) unless ZK_CONNECT names an existing ensemble
 //   4. build (tsc -b)
 //   5. the action: test | demo | zk | bench <args>
+//
+// `test ... --soak 45m` (as in `npm run test:faults -- --soak 45m`) runs the fault soak instead:
+// ZK_FAULTS_SOAK=45m and test/faults/soak.test.ts only.
 import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -80,6 +83,18 @@ function build(pnpm) {
   if (!run(cmd, [...pre, 'exec', 'tsc', '-b']).ok) fail('build failed (tsc -b)');
 }
 
+/** `--soak <duration>` (or `--soak=<duration>`): sets ZK_FAULTS_SOAK and narrows the run to the soak file. */
+function soakArgs(args) {
+  const i = args.findIndex((a) => a === '--soak' || a.startsWith('--soak='));
+  if (i < 0) return args;
+  const duration = args[i].includes('=') ? args[i].slice('--soak='.length) : args[i + 1];
+  if (!duration || !/^\d+(\.\d+)?(ms|s|m|h)?$/.test(duration)) fail(`--soak needs a duration such as 45m, 90s or 2h (got ${duration ?? 'nothing'})`, 2);
+  process.env.ZK_FAULTS_SOAK = duration;
+  log(`soak of ${duration}: test/faults/soak.test.ts`);
+  const kept = args.filter((a, j) => j !== i && !(j === i + 1 && !args[i].includes('=')) && !a.startsWith('test/faults'));
+  return ['--project', 'integration', ...kept, 'test/faults/soak.test.ts'];
+}
+
 const pnpm = ensurePnpm();
 ensureDependencies(pnpm);
 ensureZooKeeper();
@@ -89,7 +104,7 @@ const [cmd, ...pre] = pnpm;
 let res;
 switch (action) {
   case 'test':
-    res = run(cmd, [...pre, 'exec', 'vitest', 'run', ...rest]);
+    res = run(cmd, [...pre, 'exec', 'vitest', 'run', ...soakArgs(rest)]);
     break;
   case 'demo':
     res = run(process.execPath, [join(root, 'scripts', 'dist', 'demo.js'), ...rest]);

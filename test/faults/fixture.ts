@@ -26,6 +26,7 @@
  *   by message) so a stalled run says why.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { checkFenced, checkHistory, type HistoryEvent, type ResourceWrite, type Verdict } from './checker.js';
@@ -291,6 +292,16 @@ export class FaultFixture {
     await this.exited();
     await this.resource.close();
   }
+}
+
+/**
+ * Writes a run's history and the resource's writes to `file` as JSON lines (bigints as strings),
+ * time-ordered: the evidence kept when a nemesis run failed.
+ */
+export function writeEvidence(file: string, events: readonly HistoryEvent[], writes: readonly ResourceWrite[]): void {
+  const lines = [...events.map((e) => ({ ...e, source: 'history' })), ...writes.map((w) => ({ kind: 'write', ...w, source: 'resource' }))];
+  lines.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : 0));
+  writeFileSync(file, lines.map((l) => JSON.stringify(l, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))).join('\n') + '\n');
 }
 
 /** Parses one participant line into an event; undefined if it is not one. */

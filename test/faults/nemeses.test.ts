@@ -10,7 +10,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectString, TestSpace } from '../harness/fixtures.js';
-import { cheatControl, leaderKills, partitionHolder, sigkillHolders, sigstopHolder, type NemesisResult } from './nemeses.js';
+import { cheatControl, keepEvidence, leaderKills, partitionHolder, sigkillHolders, sigstopHolder, type NemesisResult } from './nemeses.js';
 import { recordRow } from './summary.js';
 import { MIN_RATE } from './rates.js';
 
@@ -29,11 +29,12 @@ afterEach(async () => {
 
 const ctx = () => ({ connect: connectString(), root: space.root });
 
-/** Records the row, shows the counts, and fails with every problem the run had. */
+/** Records the row, shows the counts, and fails with every problem the run had (keeping the history). */
 function report(result: NemesisResult): void {
   recordRow(result.row);
   console.log(`${result.row.nemesis}: ${JSON.stringify({ ...result.counts, acquisitions: result.row.acquisitions, errors: result.row.participantErrors, ms: result.row.durationMs })}`);
-  expect(result.problems).toEqual([]);
+  const evidence = keepEvidence(result);
+  expect(result.problems, `history kept in ${evidence}`).toEqual([]);
 }
 
 describe.skipIf(soak)('faults - nemeses', () => {

@@ -6,11 +6,12 @@
  * stale writes accepted, too little progress (with the participants' errors) and what the
  * nemesis itself requires (enough kills, pauses that really overlapped, stale writes rejected).
  */
+import { mkdirSync } from 'node:fs';
 import { ZooKeeper } from '@zk/protocol';
 import { startZooKeeper, TcpProxy, waitFor } from '../harness/index.js';
-import { interleavedWriters, type Verdict } from './checker.js';
-import { FaultFixture, SESSION_TIMEOUT, type Participant, type ParticipantKind } from './fixture.js';
-import type { NemesisRow } from './summary.js';
+import { interleavedWriters, type HistoryEvent, type ResourceWrite, type Verdict } from './checker.js';
+import { FaultFixture, SESSION_TIMEOUT, writeEvidence, type Participant, type ParticipantKind } from './fixture.js';
+import { WORK_DIR, type NemesisRow } from './summary.js';
 
 /** Where a nemesis runs. */
 export interface NemesisContext {
@@ -42,9 +43,23 @@ export interface NemesisResult {
   problems: string[];
   /** Nemesis-specific counts (kills, pauses, partitions, interleavings...). */
   counts: Record<string, number>;
+  /** The history and the resource's writes, to keep when the run failed. */
+  evidence: { events: HistoryEvent[]; writes: ResourceWrite[] };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * When `result` has problems, writes its history and resource writes (time-ordered JSON lines)
+ * to test/.work/faults-evidence-<nemesis>.jsonl and returns the file; undefined otherwise.
+ */
+export function keepEvidence(result: NemesisResult): string | undefined {
+  if (result.problems.length === 0) return undefined;
+  mkdirSync(WORK_DIR, { recursive: true });
+  const file = `${WORK_DIR}faults-evidence-${result.row.nemesis.replace(/[^a-zA-Z0-9]+/g, '-').replace(/^-|-$/g, '')}.jsonl`;
+  writeEvidence(file, result.evidence.events, result.evidence.writes);
+  return file;
+}
 
 async function ensureRoot(connect: string, root: string): Promise<void> {
   const zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
@@ -61,7 +76,7 @@ async function finish(fx: FaultFixture, nemesis: string, sizing: Sizing, counts:
   const verdict = fx.check();
   const problems = fx.problems(verdict, { minPerSecond: sizing.minPerSecond });
   for (const [ok, what] of requirements(verdict)) if (!ok) problems.push(what);
-  return { row: fx.row(nemesis, verdict), verdict, problems, counts };
+  return { row: fx.row(nemesis, verdict), verdict, problems, counts, evidence: { events: fx.history(), writes: fx.resource.writes } };
 }
 
 /**
@@ -103,24 +118,25 @@ export async function sigkillHolders(ctx: NemesisContext, s: Sizing & { killEver
 
 /**
  * SIGSTOP of the holder beyond the session timeout (the GC pause), `pauses` times: a slow
- * participant (`victim`, 400 ms per write) is paused while it holds the lock and has written,
+ * participant (`paused`, `victimWorkMs` = 400 ms after each write) is paused while it holds the lock and has written,
  * until another participant holds the lock and has written; then SIGCONT. The checker excuses
  * only overlaps covered by a logged pause; the fenced resource must have rejected stale writes
  * (at least one: the test cannot pass vacuously) and accepted none; every pause must have caused
  * an overlap.
  */
-export async function sigstopHolder(ctx: NemesisContext, s: Sizing & { pauses: number }): Promise<NemesisResult> {
+export async function sigstopHolder(ctx: NemesisContext, s: Sizing & { pauses: number; victimWorkMs?: number }): Promise<NemesisResult> {
   const nemesis = 'SIGSTOP of the holder beyond the session timeout';
   await ensureRoot(ctx.connect, ctx.root);
   const fx = await FaultFixture.start({ root: ctx.root, lockPath: ctx.lockPath });
   try {
-    const victim = fx.spawn({ who: 'paused', connect: ctx.connect, durationMs: s.durationMs, workMs: 400 });
+    const victim = fx.spawn({ who: 'paused', connect: ctx.connect, durationMs: s.durationMs, workMs: s.victimWorkMs ?? 400 });
     const others = Math.max(1, s.processes - 1);
     let pauses = 0;
+    let resumedAt = 0n;
     const holding = () => {
-      // The victim holds the lock and has written since it acquired.
+      // The victim holds the lock (acquired since it was last woken) and has written since.
       const acquired = [...fx.events].reverse().find((e) => e.who === 'paused' && (e.kind === 'acquired' || e.kind === 'released'));
-      return acquired?.kind === 'acquired' && fx.holder() === 'paused' && fx.resource.writes.some((w) => w.who === 'paused' && w.t > acquired.t) ? true : undefined;
+      return acquired?.kind === 'acquired' && acquired.t > resumedAt && fx.holder() === 'paused' && fx.resource.writes.some((w) => w.who === 'paused' && w.t > acquired.t) ? true : undefined;
     };
     await waitFor('the victim to hold the lock and write', holding, 20_000, 5);
     for (let i = 0; i < others; i++) fx.spawn({ who: `q${i}`, connect: ctx.connect, durationMs: s.durationMs - 2000, workMs: s.workMs });
@@ -134,6 +150,7 @@ export async function sigstopHolder(ctx: NemesisContext, s: Sizing & { pauses: n
       await waitFor('another holder', () => (fx.events.some((e) => e.kind === 'acquired' && e.who !== 'paused' && e.t > stoppedAt) ? true : undefined), 20_000, 20);
       await waitFor('the new holder to write', () => (fx.resource.writes.some((w) => w.who !== 'paused' && w.t > stoppedAt) ? true : undefined), 20_000, 5);
       victim.resume();
+      resumedAt = process.hrtime.bigint();
     }
     const counts = { pauses, interleavings: 0 };
     return await finish(fx, nemesis, s, counts, (v) => {
@@ -152,10 +169,10 @@ export async function sigstopHolder(ctx: NemesisContext, s: Sizing & { pauses: n
 }
 
 /**
- * The holder cut off from every server (its proxy blocked) for 2T, again and again: its signal
- * must abort before the next holder acquires (no pause excuses anything here).
+ * The holder cut off from every server (its proxy blocked) for 2T, again and again (`gapMs`
+ * apart): its signal must abort before the next holder acquires (no pause excuses anything here).
  */
-export async function partitionHolder(ctx: NemesisContext, s: Sizing & { minPartitions: number }): Promise<NemesisResult> {
+export async function partitionHolder(ctx: NemesisContext, s: Sizing & { minPartitions: number; gapMs?: number }): Promise<NemesisResult> {
   const nemesis = 'partition of the holder for twice the session timeout';
   await ensureRoot(ctx.connect, ctx.root);
   const [host, port] = ctx.connect.split(',')[0]!.split(':');
@@ -172,6 +189,7 @@ export async function partitionHolder(ctx: NemesisContext, s: Sizing & { minPart
       partitions++;
       await sleep(SESSION_TIMEOUT * 2); // the partition's length
       proxies[i]!.unblock();
+      if (s.gapMs) await sleep(s.gapMs); // time without a partition
     }
     return await finish(fx, nemesis, s, { partitions }, () => [[partitions >= s.minPartitions, `only ${partitions} partitions (at least ${s.minPartitions} required)`]]);
   } finally {
@@ -226,7 +244,7 @@ export async function cheatControl(ctx: NemesisContext, s: Omit<Sizing, 'minPerS
     const verdict = fx.check();
     const caught = verdict.violations.filter((v) => v.includes('cheat')).length;
     const problems = caught > 0 ? [] : [`the checker did not catch the participant that skips the lock (${verdict.violations.length} violations)`];
-    return { row: fx.row('(control) a participant that skips the lock', verdict), verdict, problems, counts: { caught } };
+    return { row: fx.row('(control) a participant that skips the lock', verdict), verdict, problems, counts: { caught }, evidence: { events: fx.history(), writes: fx.resource.writes } };
   } finally {
     await fx.close();
   }

@@ -126,22 +126,23 @@ const n = (x: number) => x.toLocaleString('en-US');
 
 /**
  * The markdown table of `rows`, one line per nemesis in first-seen order, with a total line.
- * A `rounds` column appears when a nemesis ran more than once (the soak).
+ * A `rounds` column appears when a nemesis ran more than once (the soak); processes are then the
+ * most any one round started.
  */
 export function renderTable(rows: readonly NemesisRow[]): string {
   const lines = aggregate(rows);
   const rounds = lines.some((l) => l.rounds > 1);
-  const head = ['nemesis', ...(rounds ? ['rounds'] : []), 'processes', 'acquisitions', 'acquisitions/s', 'violations', 'longest detection window', 'stale writes rejected', 'stale writes accepted', 'participant errors', 'duration'];
+  const head = ['nemesis', ...(rounds ? ['rounds'] : []), rounds ? 'processes (most in a round)' : 'processes', 'acquisitions', 'acquisitions/s', 'violations', 'longest detection window', 'stale writes rejected', 'stale writes accepted', 'participant errors', 'duration'];
   const out = [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`];
-  const line = (l: NemesisRow & { rounds: number }) => {
+  const line = (l: NemesisRow & { rounds: number; maxProcesses: number }) => {
     const rate = l.durationMs > 0 ? (l.acquisitions / (l.durationMs / 1000)).toFixed(1) : '-';
-    const cells = [l.nemesis, ...(rounds ? [n(l.rounds)] : []), n(l.processes), n(l.acquisitions), rate, n(l.violations), `${Math.round(l.longestDetectionMs)} ms`, n(l.staleRejected), n(l.staleAccepted), n(l.participantErrors), `${(l.durationMs / 1000).toFixed(1)} s`];
+    const cells = [l.nemesis, ...(rounds ? [n(l.rounds)] : []), n(rounds ? l.maxProcesses : l.processes), n(l.acquisitions), rate, n(l.violations), `${Math.round(l.longestDetectionMs)} ms`, n(l.staleRejected), n(l.staleAccepted), n(l.participantErrors), `${(l.durationMs / 1000).toFixed(1)} s`];
     return `| ${cells.join(' | ')} |`;
   };
   for (const l of lines) out.push(line(l));
   if (lines.length > 1) {
     const total = aggregate(lines.map((l) => ({ ...l, nemesis: '**total**' })))[0]!;
-    out.push(line({ ...total, rounds: lines.reduce((sum, l) => sum + l.rounds, 0) }));
+    out.push(line({ ...total, rounds: lines.reduce((sum, l) => sum + l.rounds, 0), maxProcesses: Math.max(...lines.map((l) => l.maxProcesses)) }));
   }
   return out.join('\n');
 }

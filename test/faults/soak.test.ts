@@ -1,0 +1,76 @@
+/**
+ * The soak, run by hand: `npm run test:faults -- --soak 45m` (the bootstrap sets ZK_FAULTS_SOAK
+ * and runs this file only). Runs every nemesis in turn, a round of ZK_FAULTS_SOAK_ROUND (default
+ * 60s) each, with faster participants than CI (more processes, 1 ms of work per write), until
+ * ZK_FAULTS_SOAK_TARGET acquisitions in total (default 100,000) or the soak's duration, whichever
+ * comes first (a round under way finishes). Every round must pass what the CI run requires; the
+ * per-nemesis table (summed over rounds) goes to test/.work/faults-soak.md and the rows to
+ * test/.work/faults-rows.jsonl (so `node scripts/faults-table.mjs` prints it too).
+ * Skipped unless ZK_FAULTS_SOAK is set; `npm test` never runs it.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectString, TestSpace } from '../harness/fixtures.js';
+import { keepEvidence, leaderKills, partitionHolder, sigkillHolders, sigstopHolder, type NemesisContext, type NemesisResult } from './nemeses.js';
+import { recordRow, renderTable, WORK_DIR, type NemesisRow } from './summary.js';
+import { SOAK_MIN_RATE } from './rates.js';
+
+/** `45m`, `90s`, `1.5h`, `500ms` or a number of ms. */
+function parseDuration(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!m) throw new Error(`not a duration: ${text} (use e.g. 45m, 90s, 2h)`);
+  return Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 'ms') as 'ms' | 's' | 'm' | 'h'];
+}
+
+const SOAK = process.env.ZK_FAULTS_SOAK;
+const durationMs = SOAK ? parseDuration(SOAK) : 0;
+const roundMs = parseDuration(process.env.ZK_FAULTS_SOAK_ROUND ?? '60s');
+const target = Number(process.env.ZK_FAULTS_SOAK_TARGET ?? 100_000);
+const processes = Number(process.env.ZK_FAULTS_SOAK_PROCESSES ?? 8);
+const workMs = Number(process.env.ZK_FAULTS_SOAK_WORK_MS ?? 1);
+
+type Round = (ctx: NemesisContext) => Promise<NemesisResult>;
+const rounds: [name: string, run: Round][] = [
+  ['sigkill', (ctx) => sigkillHolders(ctx, { processes, durationMs: roundMs, workMs, killEveryMs: 5000, minKills: Math.floor(roundMs / 10_000), minPerSecond: SOAK_MIN_RATE.sigkill })],
+  ['sigstop', (ctx) => sigstopHolder(ctx, { processes, durationMs: roundMs, workMs, victimWorkMs: 100, pauses: Math.floor(roundMs / 10_000), minPerSecond: SOAK_MIN_RATE.sigstop })],
+  ['partition', (ctx) => partitionHolder(ctx, { processes, durationMs: roundMs, workMs, gapMs: 4000, minPartitions: Math.floor(roundMs / 20_000), minPerSecond: SOAK_MIN_RATE.partition })],
+  ...(process.env.ZK_CONNECT ? [] : [['leader', (ctx: NemesisContext) => leaderKills(ctx, { processes, durationMs: roundMs, workMs, killEveryMs: 5000, minKills: Math.floor(roundMs / 10_000), minPerSecond: SOAK_MIN_RATE.leader })] as [string, Round]]),
+  ['rwSigkill', (ctx) => sigkillHolders(ctx, { processes, durationMs: roundMs, workMs, killEveryMs: 5000, minKills: Math.floor(roundMs / 10_000), kind: 'rw', minPerSecond: SOAK_MIN_RATE.rwSigkill })],
+];
+
+let space: TestSpace;
+beforeAll(async () => {
+  space = new TestSpace();
+  await space.admin();
+});
+afterAll(async () => {
+  await space?.close();
+});
+
+describe.runIf(SOAK)('faults - soak', () => {
+  it(`every nemesis in turn until ${target} acquisitions or ${SOAK}`, async () => {
+    const started = Date.now();
+    const rows: NemesisRow[] = [];
+    const problems: string[] = [];
+    let total = 0;
+    let round = 0;
+    while (total < target && Date.now() - started < durationMs) {
+      const [name, run] = rounds[round % rounds.length]!;
+      const result = await run({ connect: connectString(), root: space.root, lockPath: `/faults/soak-${round}` });
+      round++;
+      recordRow(result.row);
+      rows.push(result.row);
+      total += result.row.acquisitions;
+      const evidence = keepEvidence(result);
+      problems.push(...result.problems.map((p) => `round ${round} (${name}): ${p}${evidence ? ` (history in ${evidence})` : ''}`));
+      const elapsed = (Date.now() - started) / 1000;
+      console.log(`[soak] round ${round} ${name}: ${result.row.acquisitions} acquisitions, ${(result.row.acquisitions / (result.row.durationMs / 1000)).toFixed(1)}/s, ${result.problems.length} problems, ${JSON.stringify(result.counts)}; total ${total} in ${elapsed.toFixed(0)} s (${(total / elapsed).toFixed(1)}/s)`);
+    }
+    const elapsedMs = Date.now() - started;
+    const head = `Soak of ${new Date(started).toISOString()}: ${round} rounds of ${roundMs / 1000} s, ${processes} processes, ${workMs} ms work per write; ${total.toLocaleString('en-US')} acquisitions in ${(elapsedMs / 60_000).toFixed(1)} min (${(total / (elapsedMs / 1000)).toFixed(1)}/s overall, round set-up included); target ${target.toLocaleString('en-US')} ${total >= target ? 'reached' : 'NOT reached'}; ${problems.length} problems.`;
+    mkdirSync(WORK_DIR, { recursive: true });
+    writeFileSync(`${WORK_DIR}faults-soak.md`, `${head}\n\n${renderTable(rows)}\n${problems.length ? `\nProblems:\n${problems.map((p) => `- ${p}`).join('\n')}\n` : ''}`);
+    console.log(`${head}\n${renderTable(rows)}`);
+    expect(problems).toEqual([]);
+  }, durationMs + 15 * 60_000);
+});
