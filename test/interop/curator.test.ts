@@ -5,8 +5,8 @@
  * exclusive create inside every critical section (see java/CuratorParticipant.java); the shared
  * queue order is checked by handing a lock from Node to Java to Node and back.
  */
-import { execFileSync, spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,21 +14,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { Mutex, ReadWriteLock, type Lease } from '@zk/locks';
 import { waitFor } from '../harness/index.js';
 import { connectString, TestSpace } from '../harness/fixtures.js';
+import { compileCurator, curatorMissing, type CompiledJava } from '../harness/java.js';
 
-const JARS = '/usr/share/java';
-// curator-recipes.jar's manifest Class-Path brings curator-client, curator-framework, guava,
-// slf4j-api, zookeeper and zookeeper-jute; slf4j-nop keeps Curator's logging off stderr.
-const CURATOR = `${JARS}/curator-recipes.jar`;
-const SLF4J_NOP = `${JARS}/slf4j-nop.jar`;
 const JAVA_SOURCE = fileURLToPath(new URL('./java/CuratorParticipant.java', import.meta.url));
 const NODE_PARTICIPANT = fileURLToPath(new URL('./node-participant.mjs', import.meta.url));
 
-const missing =
-  spawnSync('javac', ['-version'], { stdio: 'ignore' }).status !== 0
-    ? 'javac is not installed'
-    : !existsSync(CURATOR)
-      ? `${CURATOR} is missing (apt-get install libcurator-recipes-java)`
-      : undefined;
+const missing = curatorMissing();
 
 /** A v4 UUID, as both Java's UUID.randomUUID() and node:crypto's randomUUID() make them. */
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';
@@ -42,7 +33,7 @@ interface Result {
   violations: number;
 }
 
-let classDir = '';
+let compiled: CompiledJava | undefined;
 let space: TestSpace;
 const started = new Set<Participant>();
 
@@ -61,7 +52,7 @@ class Participant {
   ) {
     this.proc =
       lang === 'java'
-        ? spawn('java', ['-cp', [classDir, CURATOR, SLF4J_NOP].join(':'), 'CuratorParticipant', ...args])
+        ? spawn('java', ['-cp', compiled!.classpath, 'CuratorParticipant', ...args])
         : spawn(process.execPath, [NODE_PARTICIPANT, ...args], { cwd: fileURLToPath(new URL('..', import.meta.url)) });
     started.add(this);
     this.proc.stdout.on('data', (d: Buffer) => {
@@ -195,12 +186,11 @@ function track(attempt: Promise<Lease>): { lease: Promise<Lease>; held: () => bo
 
 describe.skipIf(missing !== undefined)(`interop - Curator 5 and @zk/locks on the same paths${missing ? ` (skipped: ${missing})` : ''}`, () => {
   beforeAll(() => {
-    classDir = mkdtempSync(join(tmpdir(), 'zk-interop-classes-'));
-    execFileSync('javac', ['-nowarn', '-d', classDir, '-cp', CURATOR, JAVA_SOURCE], { stdio: 'pipe' });
+    compiled = compileCurator([JAVA_SOURCE]);
   }, 120_000);
 
   afterAll(() => {
-    if (classDir) rmSync(classDir, { recursive: true, force: true });
+    compiled?.remove();
   });
 
   beforeEach(async () => {

@@ -1,0 +1,60 @@
+/**
+ * Java programs next to ours: Debian's Curator 5 jars and a javac helper, shared by the interop
+ * suite (test/interop) and the fault suite (test/faults/java).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Where Debian installs jars. */
+export const JARS = '/usr/share/java';
+/**
+ * Curator's recipes (libcurator-recipes-java); its manifest Class-Path brings curator-client,
+ * curator-framework, guava, slf4j-api, zookeeper and zookeeper-jute.
+ */
+export const CURATOR_JAR = `${JARS}/curator-recipes.jar`;
+/** Keeps Curator's logging off stderr. */
+export const SLF4J_NOP_JAR = `${JARS}/slf4j-nop.jar`;
+
+/** Why Curator programs cannot be compiled and run here (no javac, no Curator jar), or undefined. */
+export function curatorMissing(): string | undefined {
+  if (spawnSync('javac', ['-version'], { stdio: 'ignore' }).status !== 0) return 'javac is not installed';
+  if (!existsSync(CURATOR_JAR)) return `${CURATOR_JAR} is missing (apt-get install libcurator-recipes-java)`;
+  return undefined;
+}
+
+/** Classes compiled by {@link compileJava}. */
+export interface CompiledJava {
+  /** The directory holding the classes. */
+  readonly classDir: string;
+  /** `classDir` and the compile classpath, plus `runtime`: the `-cp` to run them with. */
+  readonly classpath: string;
+  /** Deletes the classes. */
+  remove(): void;
+}
+
+/**
+ * Compiles `sources` with javac against `classpath` into a fresh temporary directory. Throws
+ * (with javac's output) when compilation fails. `runtime` jars are added to the run classpath only.
+ */
+export function compileJava(sources: string[], classpath: string[], runtime: string[] = []): CompiledJava {
+  const classDir = mkdtempSync(join(tmpdir(), 'zk-java-classes-'));
+  try {
+    execFileSync('javac', ['-nowarn', '-d', classDir, '-cp', classpath.join(':'), ...sources], { stdio: 'pipe' });
+  } catch (err) {
+    rmSync(classDir, { recursive: true, force: true });
+    const stderr = (err as { stderr?: Buffer }).stderr?.toString() ?? '';
+    throw new Error(`javac failed for ${sources.join(' ')}: ${stderr || String(err)}`);
+  }
+  return {
+    classDir,
+    classpath: [classDir, ...classpath, ...runtime].join(':'),
+    remove: () => rmSync(classDir, { recursive: true, force: true }),
+  };
+}
+
+/** Compiles Curator programs: against the Curator jar, run with slf4j-nop too. */
+export function compileCurator(sources: string[]): CompiledJava {
+  return compileJava(sources, [CURATOR_JAR], [SLF4J_NOP_JAR]);
+}
