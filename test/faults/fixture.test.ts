@@ -1,0 +1,63 @@
+import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { FaultFixture, parseEvent } from './fixture.js';
+import { renderTable, type NemesisRow } from './summary.js';
+
+describe('faults - fixture and summary', () => {
+  it('parses participant lines, errors included, and refuses what is not an event', () => {
+    expect(parseEvent('{"who":"p1","t":"12","kind":"error","message":"acquire timed out"}')).toEqual({ kind: 'error', who: 'p1', t: 12n, message: 'acquire timed out' });
+    expect(parseEvent('{"who":"p1","t":"13","kind":"acquired","token":"7"}')).toEqual({ kind: 'acquired', who: 'p1', t: 13n, token: 7n, mode: 'write' });
+    expect(parseEvent('Warning: something')).toBeUndefined();
+  });
+
+  it('fails a run below its minimum rate, showing the participants\' errors by message', async () => {
+    const fx = await FaultFixture.start({ root: '/x' });
+    try {
+      for (let i = 0; i < 5; i++) fx.events.push({ kind: 'error', who: `p${i}`, t: BigInt(i), message: `ConnectionLoss on /x/faults/lock/_c_${i}` });
+      fx.events.push({ kind: 'error', who: 'p0', t: 9n, message: 'acquire timed out' });
+      const verdict = fx.check();
+      expect(verdict.errors).toBe(6);
+      const problems = fx.problems({ ...verdict, acquisitions: 0 }, { minPerSecond: 1 });
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(/^progress: 0 acquisitions in .* below the minimum 1\/s; participant errors: 5x ConnectionLoss on \/x\/faults\/lock\/_c_N; 1x acquire timed out$/);
+      expect(fx.problems({ ...verdict, acquisitions: 1_000_000 }, { minPerSecond: 1 })).toEqual([]);
+    } finally {
+      await fx.close();
+    }
+  });
+
+  it('a participant that cannot reach a server logs its errors into the history', async () => {
+    // A port that refuses connections: listen, note the port, close.
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const fx = await FaultFixture.start({ root: '/x' });
+    try {
+      fx.spawn({ who: 'lonely', connect: `127.0.0.1:${port}`, durationMs: 500, workMs: 1 });
+      await fx.exited();
+      const errors = fx.events.filter((e) => e.kind === 'error');
+      expect(errors.length).toBeGreaterThan(0);
+      expect(errors.every((e) => e.who === 'lonely')).toBe(true);
+      expect(fx.errorCounts()[0]![0]).toMatch(/^connect: /);
+    } finally {
+      await fx.close();
+    }
+  }, 30_000);
+
+  it('renders one line per nemesis, summing rounds (the soak) and adding a total', () => {
+    const row = (nemesis: string, acquisitions: number, longestDetectionMs = 0): NemesisRow => ({ nemesis, processes: 5, acquisitions, violations: 0, longestDetectionMs, staleRejected: 1, staleAccepted: 0, participantErrors: 2, durationMs: 10_000 });
+    expect(renderTable([row('a', 100), row('b', 50, 12)]).split('\n')).toEqual([
+      '| nemesis | processes | acquisitions | acquisitions/s | violations | longest detection window | stale writes rejected | stale writes accepted | participant errors | duration |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+      '| a | 5 | 100 | 10.0 | 0 | 0 ms | 1 | 0 | 2 | 10.0 s |',
+      '| b | 5 | 50 | 5.0 | 0 | 12 ms | 1 | 0 | 2 | 10.0 s |',
+      '| **total** | 10 | 150 | 7.5 | 0 | 12 ms | 2 | 0 | 4 | 20.0 s |',
+    ]);
+    const soak = renderTable([row('a', 1000), row('a', 3000, 7)]).split('\n');
+    expect(soak[0]).toMatch(/^\| nemesis \| rounds \| processes \(most in a round\) \| acquisitions \|/);
+    expect(soak[2]).toBe('| a | 2 | 5 | 4,000 | 200.0 | 0 | 7 ms | 2 | 0 | 4 | 20.0 s |');
+  });
+});
