@@ -9,6 +9,7 @@ import { requestFinishChannel, requestStartChannel } from '../diagnostics.js';
 import type { Reply } from '../connection/connection.js';
 import type { Session, SessionState } from '../session/session.js';
 import { raceAbort, validateTimeout } from '../util/abort.js';
+import { setLongTimeout } from '../util/timer.js';
 import type { ResolvedOptions } from './options.js';
 
 /** What every call accepts (see ZooKeeper's CallOptions). */
@@ -67,13 +68,13 @@ async function sendWhenConnected<T>(
 ): Promise<Reply<T>> {
   const deadline = timeout === undefined ? undefined : performance.now() + timeout;
   const ac = new AbortController();
-  const timer = timeout === undefined ? undefined : setTimeout(() => ac.abort(new RequestTimeoutError(`${context.op}${context.path ? ` ${context.path}` : ''} timed out after ${timeout} ms while disconnected`, context)), timeout);
+  const timer = timeout === undefined ? undefined : setLongTimeout(() => ac.abort(new RequestTimeoutError(`${context.op}${context.path ? ` ${context.path}` : ''} timed out after ${timeout} ms while disconnected`, context)), timeout);
   const onAbort = () => ac.abort(signal?.reason);
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
     await session.waitConnected(ac.signal);
   } finally {
-    if (timer) clearTimeout(timer);
+    timer?.clear();
     signal?.removeEventListener('abort', onAbort);
   }
   const left = deadline === undefined ? undefined : Math.max(0, deadline - performance.now());

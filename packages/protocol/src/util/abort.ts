@@ -2,8 +2,12 @@
  * Abort and deadline helpers shared by everything that waits.
  */
 import { InvalidArgumentError, RequestTimeoutError } from '../errors.js';
+import { setLongTimeout, type LongTimeout } from './timer.js';
 
-/** Throws {@link InvalidArgumentError} unless `ms` is a finite, non-negative number (or undefined). */
+/**
+ * Throws {@link InvalidArgumentError} unless `ms` is a finite, non-negative number (or undefined,
+ * no deadline). Any finite length is honoured: timers longer than 2^31-1 ms are chained.
+ */
 export function validateTimeout(ms: number | undefined, argument = 'timeout'): void {
   if (ms === undefined) return;
   if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
@@ -29,13 +33,13 @@ export function raceAbort<T>(
 ): Promise<T> {
   if (!signal && timeout === undefined) return promise;
   return new Promise<T>((resolve, reject) => {
-    let timer: NodeJS.Timeout | undefined;
+    let timer: LongTimeout | undefined;
     const onAbort = () => {
       cleanup();
       reject(abortReason(signal as AbortSignal));
     };
     const cleanup = () => {
-      if (timer) clearTimeout(timer);
+      timer?.clear();
       signal?.removeEventListener('abort', onAbort);
     };
     if (signal) {
@@ -43,7 +47,7 @@ export function raceAbort<T>(
       signal.addEventListener('abort', onAbort, { once: true });
     }
     if (timeout !== undefined) {
-      timer = setTimeout(() => {
+      timer = setLongTimeout(() => {
         cleanup();
         reject(new RequestTimeoutError(`${context.op ?? 'request'}${context.path ? ` ${context.path}` : ''} timed out after ${timeout} ms`, context));
       }, timeout);
