@@ -62,6 +62,11 @@ export function errorCodeName(code: number): string {
   return codeNames.get(code) ?? `UNKNOWN(${code})`;
 }
 
+/** True when `code` is one of the {@link ErrorCode} values (0, OK, included). */
+export function isErrorCode(code: number): code is ErrorCodeValue {
+  return codeNames.has(code);
+}
+
 /** Where an error happened, attached by the client. */
 export interface ErrorContext {
   /** The operation (`'create'`, `'getData'`, `'multi'`, ...). */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DecodeError, NotReadOnlyError, PacketTooLargeError, SessionExpiredError } from '../errors.js';
+import { DecodeError, NotReadOnlyError, PacketTooLargeError, SessionExpiredError, ZooKeeperError } from '../errors.js';
 import { Bytes } from '../testing/bytes.js';
 import { decodeConnectResponse, encodeConnectRequest, exchangeHandshake } from './handshake.js';
 import type { Transport } from './transport.js';
@@ -86,6 +86,28 @@ describe('handshake - decodeConnectResponse', () => {
     expect(() => decodeConnectResponse(header, 0n)).toThrow(NotReadOnlyError);
   });
 
+  it('handshake - 16 bytes whose error field is no ZooKeeper code are a DecodeError, not a ZooKeeperError', () => {
+    // The last 4 bytes read as err 1734680865 ('get!'): garbage, not a refusal.
+    const garbage = Buffer.from('0123456789abget!', 'latin1');
+    const err = (() => {
+      try {
+        decodeConnectResponse(garbage, 0n);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(DecodeError);
+    expect(err).not.toBeInstanceOf(ZooKeeperError);
+    expect((err as Error).message).toMatch(/handshake reply could not be decoded/);
+  });
+
+  it('handshake - a malformed ConnectResponse is a DecodeError saying the handshake reply could not be decoded', () => {
+    // protocolVersion, timeOut, sessionId, then a password length of 1e9 bytes.
+    const bad = new Bytes().int(0).int(6000).long(1n).int(1_000_000_000).build();
+    expect(() => decodeConnectResponse(bad, 0n)).toThrow(DecodeError);
+    expect(() => decodeConnectResponse(bad, 0n)).toThrow(/handshake reply could not be decoded/);
+  });
+
   it('handshake - a reply cut short is a DecodeError', () => {
     const full = response(6000, 1n);
     for (const cut of [0, 3, 11, 19, 25]) expect(() => decodeConnectResponse(full.subarray(0, cut), 0n)).toThrow(DecodeError);
@@ -159,6 +181,35 @@ describe('handshake - exchangeHandshake', () => {
     expect(settled).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(1);
     await expect(p).rejects.toThrow(/no handshake reply within 500 ms/);
+  });
+
+  it('handshake - a timeout above 2^31-1 ms really waits (timers are chained, not fired at once)', async () => {
+    vi.useFakeTimers();
+    const t = new FakeTransport();
+    const p = exchangeHandshake(t, request, 1e10);
+    const settled = vi.fn();
+    p.then(settled, settled);
+    await vi.advanceTimersByTimeAsync(2 ** 31);
+    expect(settled).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1e10 - 2 ** 31);
+    await expect(p).rejects.toThrow(/no handshake reply within 10000000000 ms/);
+  });
+
+  it.each([
+    ['HTTP', Buffer.from('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n'), /not a ZooKeeper server \(it answered like HTTP: "HTTP\/1.1 400 Bad Request"\)/],
+    ['SSH', Buffer.from('SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13\r\n'), /not a ZooKeeper server \(it answered like SSH: "SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13"\)/],
+    ['TLS (alert)', Buffer.from([0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x32]), /not a ZooKeeper server \(it answered like TLS\)/],
+    ['TLS (handshake)', Buffer.from([0x16, 0x03, 0x01, 0x00, 0x30, 0x02]), /not a ZooKeeper server \(it answered like TLS\)/],
+    ['text', Buffer.from('-ERR unknown command\r\n'), /not a ZooKeeper server \(it answered with text: "-ERR unknown command"\)/],
+  ])('handshake - a reply that looks like %s is "not a ZooKeeper server", a DecodeError', async (_name, reply, message) => {
+    for (const chunks of [[reply], [reply.subarray(0, 2), reply.subarray(2)]]) {
+      const t = new FakeTransport();
+      const p = exchangeHandshake(t, request, 1000);
+      for (const c of chunks) t.feed(c);
+      const err = await p.catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(DecodeError);
+      expect((err as Error).message).toMatch(message);
+    }
   });
 
   it('handshake - an abort rejects with the signal reason; an already aborted signal sends nothing', async () => {

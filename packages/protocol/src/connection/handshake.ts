@@ -5,10 +5,12 @@
  * and `ZooKeeperServer.finishSessionInit`, and servers before 3.4 omit it).
  */
 import { DEFAULT_MAX_FRAME_SIZE, PROTOCOL_VERSION } from '../constants.js';
-import { DecodeError, fromCode, PacketTooLargeError, SessionExpiredError } from '../errors.js';
-import { readConnectResponse, readReplyHeader, writeConnectRequest } from '../jute/proto.js';
+import { DecodeError, fromCode, isErrorCode, PacketTooLargeError, SessionExpiredError } from '../errors.js';
+import { readConnectResponse, readReplyHeader, writeConnectRequest, type ConnectResponse } from '../jute/proto.js';
 import { JuteReader } from '../jute/reader.js';
 import { JuteWriter } from '../jute/writer.js';
+import { setLongTimeout } from '../util/timer.js';
+import { foreignProtocol } from './foreign.js';
 import type { Transport } from './transport.js';
 
 /** The session the server granted on a connection. */
@@ -68,14 +70,22 @@ export function decodeConnectResponse(payload: Buffer, requestedSessionId: bigin
   // localSessionsEnabled replies NOTREADONLY to a new session.
   if (payload.length === 16) {
     const header = readReplyHeader(new JuteReader(payload));
+    // Only a code ZooKeeper defines is a refusal; other bytes are not a ZooKeeper reply at all.
+    if (header.err !== 0 && !isErrorCode(header.err)) throw undecodable(`a 16-byte reply whose error field, ${header.err}, is no ZooKeeper error code`);
     if (header.err !== 0) {
       const hint = header.err === -119 ? ': a read-only server creates only local sessions (localSessionsEnabled=true on the server)' : '';
       throw fromCode(header.err, { op: 'connect', cause: new DecodeError(`the server answered the handshake with error ${header.err}${hint}`) });
     }
   }
   const r = new JuteReader(payload);
-  const res = readConnectResponse(r);
-  const readOnly = r.remaining > 0 ? r.readBool() : false;
+  let res: ConnectResponse;
+  let readOnly: boolean;
+  try {
+    res = readConnectResponse(r);
+    readOnly = r.remaining > 0 ? r.readBool() : false;
+  } catch (err) {
+    throw err instanceof DecodeError ? undecodable(err.message, err) : err;
+  }
   if (res.timeOut <= 0) throw new SessionExpiredError(`session 0x${requestedSessionId.toString(16)} has expired`, { op: 'connect' });
   return {
     kind: requestedSessionId !== 0n && res.sessionId === requestedSessionId ? 'resumed' : 'new',
@@ -85,6 +95,10 @@ export function decodeConnectResponse(payload: Buffer, requestedSessionId: bigin
     readOnly,
     protocolVersion: res.protocolVersion,
   };
+}
+
+function undecodable(why: string, cause?: DecodeError): DecodeError {
+  return new DecodeError(`the server's handshake reply could not be decoded: ${why}`, { ...(cause?.offset !== undefined ? { offset: cause.offset } : {}), ...(cause ? { cause } : {}) });
 }
 
 /** The handshake reply frame and the bytes that came after it in the same reads. */
@@ -116,7 +130,7 @@ export function exchangeHandshake(
     const finish = (err: unknown, reply?: HandshakeReply) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      timer.clear();
       signal?.removeEventListener('abort', onAbort);
       const rest = reply?.rest;
       // Nothing read after the reply may be lost before the caller takes over.
@@ -125,9 +139,13 @@ export function exchangeHandshake(
       else reject(err);
     };
     const onAbort = () => finish(signal?.reason);
-    const timer = setTimeout(() => finish(new Error(`no handshake reply within ${Math.round(timeoutMs)} ms`)), timeoutMs);
+    const timer = setLongTimeout(() => finish(new Error(`no handshake reply within ${Math.round(timeoutMs)} ms`)), timeoutMs);
+    // A port that another service answers (HTTP, SSH, TLS, ...) is recognised by its first bytes,
+    // which we would otherwise take for an absurd frame length. SSH servers speak first.
     transport.onData((chunk) => {
       buffered = buffered === undefined ? chunk : Buffer.concat([buffered, chunk]);
+      const other = foreignProtocol(buffered);
+      if (other !== undefined) return finish(new DecodeError(`not a ZooKeeper server (${other})`));
       if (buffered.length < 4) return;
       const length = buffered.readInt32BE(0);
       if (length < 0) return finish(new DecodeError(`negative frame length ${length} in the handshake reply`));

@@ -5,6 +5,7 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import { ConnectionLossError } from '../errors.js';
+import { setLongTimeout } from '../util/timer.js';
 
 /**
  * A byte pipe to one server, as the connection layer uses it. Small enough for a unit test to
@@ -53,7 +54,10 @@ export function dial(options: DialOptions): Promise<Transport> {
       cleanup();
       socket.destroy();
       if (options.signal?.aborted && err === options.signal.reason) return reject(err);
-      reject(err instanceof ConnectionLossError ? err : new ConnectionLossError(`connect to ${host}:${port} failed: ${(err as Error)?.message ?? String(err)}`, { cause: err }));
+      if (err instanceof ConnectionLossError) return reject(err);
+      // Node's own message usually names the address already ("connect ECONNREFUSED 127.0.0.1:1").
+      const message = (err as Error)?.message ?? String(err);
+      reject(new ConnectionLossError(message.includes(`${host}:${port}`) ? message : `connect to ${host}:${port} failed: ${message}`, { op: 'connect', cause: err }));
     };
     const onTimeout = () => fail(new Error(`timed out after ${options.connectTimeout} ms`));
     const onAbort = () => fail(options.signal?.reason);
@@ -61,9 +65,9 @@ export function dial(options: DialOptions): Promise<Transport> {
       cleanup();
       resolve(new SocketTransport(socket));
     };
-    const timer = setTimeout(onTimeout, options.connectTimeout);
+    const timer = setLongTimeout(onTimeout, options.connectTimeout);
     const cleanup = () => {
-      clearTimeout(timer);
+      timer.clear();
       socket.off(readyEvent, onReady);
       socket.off('error', fail);
       options.signal?.removeEventListener('abort', onAbort);
@@ -175,11 +179,11 @@ export function probeReadWrite(host: string, port: number, timeoutMs: number): P
     const socket = netConnect({ host, port });
     let answer = '';
     const done = (v: 'rw' | 'ro' | undefined) => {
-      clearTimeout(timer);
+      timer.clear();
       socket.destroy();
       resolve(v);
     };
-    const timer = setTimeout(() => done(undefined), timeoutMs);
+    const timer = setLongTimeout(() => done(undefined), timeoutMs);
     socket.on('connect', () => socket.end('isro'));
     socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
     socket.on('error', () => done(undefined));
