@@ -21,6 +21,7 @@ import { assertTransition, isConnected, isTerminal, type SessionState } from './
 import { eventTypeOf, WatchRegistry, type WatchListener } from './watches.js';
 import { setWatchesRequests } from './rewatch.js';
 import { DigestMd5Client, type SaslOptions } from './sasl.js';
+import { ConnectFailures } from './connect-failures.js';
 
 export type { SessionState };
 
@@ -151,16 +152,19 @@ export class Session {
    * Connects to the first server (in shuffled order) that grants a session. Servers are tried in
    * rounds, with back-off between rounds, until `connectTimeout` has passed (at least one full
    * round), so a client started during a leader election, when servers refuse clients, still gets
-   * in. Fails with ConnectionLoss (the per-host errors in `cause`) when none does.
+   * in. Fails with ConnectionLoss naming the hosts and the distinct errors (in `cause`) when none does.
    */
   async start(signal?: AbortSignal): Promise<void> {
     const errors: unknown[] = [];
+    // Each failure is folded in at once: a refused port fails the same way every round.
+    const failures = new ConnectFailures(this.#options.hosts);
     const deadline = performance.now() + this.#options.connectTimeout;
     const pause = new Backoff({ initial: 100, max: 1000 });
     pause.next(); // no pause before the first round
     for (let attempt = 1; ; attempt++) {
       signal?.throwIfAborted();
       if (await this.#attempt(signal, errors)) return;
+      failures.add(errors.splice(0));
       if (attempt % this.#ring.length !== 0) continue;
       const left = deadline - performance.now();
       if (left <= 0) break;
@@ -168,9 +172,7 @@ export class Session {
     }
     signal?.throwIfAborted();
     this.#transition('closed');
-    throw new ConnectionLossError(`could not connect to any of ${this.#options.hosts.map((h) => `${h.host}:${h.port}`).join(', ')}`, {
-      cause: new AggregateError(errors, 'every server refused or timed out'),
-    });
+    throw failures.error();
   }
 
   /** Records credentials to send now and on every reconnect (Java's `addAuthInfo`). */
