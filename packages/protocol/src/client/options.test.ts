@@ -25,8 +25,22 @@ describe('options - resolveOptions', () => {
     expect(o.auth[0]?.auth).toEqual(Buffer.from('ü:p', 'utf8'));
   });
 
+  it('accepts the largest session timeout the handshake can carry, and long connect and request timeouts', () => {
+    const o = resolveOptions('a', { sessionTimeout: 2 ** 31 - 1, connectTimeout: 1e10, requestTimeout: 1e12 });
+    expect(o).toMatchObject({ sessionTimeout: 2 ** 31 - 1, connectTimeout: 1e10, requestTimeout: 1e12 });
+  });
+
   it.each([
     [{ sessionTimeout: -1 }, 'sessionTimeout'],
+    [{ sessionTimeout: 2 ** 31 }, 'sessionTimeout'],
+    [{ sessionTimeout: 1e10 }, 'sessionTimeout'],
+    [{ sessionTimeout: 1500.5 }, 'sessionTimeout'],
+    [{ sessionTimeout: Number.NaN }, 'sessionTimeout'],
+    [{ sessionTimeout: 0 }, 'sessionTimeout'],
+    [{ sessionTimeout: '30000' as never }, 'sessionTimeout'],
+    [{ connectTimeout: -5 }, 'connectTimeout'],
+    [{ requestTimeout: '100' as never }, 'requestTimeout'],
+    [{ auth: [{ scheme: 'digest', auth: 42 as never }] }, 'auth'],
     [{ connectTimeout: Number.NaN }, 'connectTimeout'],
     [{ requestTimeout: Infinity }, 'requestTimeout'],
     [{ maxFrameSize: 10 }, 'maxFrameSize'],

@@ -6,23 +6,27 @@ import { DEFAULT_MAX_FRAME_SIZE } from '../constants.js';
 import { InvalidArgumentError } from '../errors.js';
 import { parseConnectString, type HostAddress } from '../session/hosts.js';
 import { validateTimeout } from '../util/abort.js';
+import { authBytes } from './data.js';
 import type { SaslOptions } from '../session/sasl.js';
 
 /** Options of {@link ZooKeeper.connect}. */
 export interface ClientOptions {
   /**
-   * Requested session timeout in ms (default 30 000). The server clamps it to
-   * [2, 20] x its tickTime; the granted value is `client.sessionTimeout`.
+   * Requested session timeout in ms (default 30 000): an integer in 1..2^31-1, as the handshake
+   * carries it in a 32-bit int. The server clamps it to [2, 20] x its tickTime; the granted value
+   * is `client.sessionTimeout`.
    */
   sessionTimeout?: number;
   /**
    * How long connecting may take, in ms (default 10 000): the bound of one attempt (TCP and
    * handshake), and of the initial connect, which tries the servers in rounds until it passes.
+   * Any finite length is honoured, also beyond the 2^31-1 ms a single Node timer can take.
    */
   connectTimeout?: number;
   /**
    * Default deadline for each request, in ms (default: none; a request on a live connection
    * always settles, at the latest with ConnectionLoss when the connection is declared dead).
+   * A finite number >= 0; any length is honoured.
    */
   requestTimeout?: number;
   /** Largest frame sent or accepted, in bytes: ZooKeeper's `jute.maxbuffer` (default 1 048 575). */
@@ -82,7 +86,7 @@ export interface ResolvedOptions {
 /** @internal */
 export function resolveOptions(connectString: string, options: ClientOptions): ResolvedOptions {
   const { hosts, chroot } = parseConnectString(connectString);
-  validateTimeout(options.sessionTimeout, 'sessionTimeout');
+  validateSessionTimeout(options.sessionTimeout);
   validateTimeout(options.connectTimeout, 'connectTimeout');
   validateTimeout(options.requestTimeout, 'requestTimeout');
   const maxFrameSize = options.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE;
@@ -103,7 +107,7 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
   }
   const auth = (options.auth ?? []).map(({ scheme, auth }, i) => {
     if (typeof scheme !== 'string' || scheme === '') throw new InvalidArgumentError('auth', `entry ${i}: scheme must be a non-empty string`);
-    return { scheme, auth: typeof auth === 'string' ? Buffer.from(auth, 'utf8') : Buffer.from(auth) };
+    return { scheme, auth: authBytes(auth, 'auth') };
   });
   return {
     hosts,
@@ -120,4 +124,16 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
     sasl: options.sasl,
     session: options.session ? { id: options.session.id, password: Buffer.from(options.session.password) } : undefined,
   };
+}
+
+/** Largest session timeout the handshake can carry: `ConnectRequest.timeOut` is a Jute int. */
+const MAX_SESSION_TIMEOUT = 0x7fffffff;
+
+// Checked here, not by the server: a value the int field cannot carry fails every handshake
+// (and the server clamps any value to [2, 20] x tickTime anyway).
+function validateSessionTimeout(ms: unknown): void {
+  if (ms === undefined) return;
+  if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 1 || ms > MAX_SESSION_TIMEOUT) {
+    throw new InvalidArgumentError('sessionTimeout', `must be an integer number of milliseconds in 1..${MAX_SESSION_TIMEOUT}, got ${String(ms)}`);
+  }
 }

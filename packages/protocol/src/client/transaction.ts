@@ -110,7 +110,7 @@ export class Transaction {
   setData(path: string, data: Data, version = -1): this {
     validatePath(path);
     checkVersion(version);
-    const bytes = data === null || data === undefined ? null : typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
+    const bytes = this.#zk.prepareData(data);
     this.#ops.push({ op: 'setData', path, wire: { type: OpCode.setData, path: addChroot(this.#chroot, path), data: bytes, version } });
     return this;
   }

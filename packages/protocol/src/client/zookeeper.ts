@@ -12,7 +12,8 @@ import * as proto from '../jute/proto.js';
 import { Session, type SessionState, type StateListener } from '../session/session.js';
 import type { WatchedEvent, WatchKind, WatchListener } from '../session/watches.js';
 import { AsyncQueue } from '../util/queue.js';
-import { raceAbort } from '../util/abort.js';
+import { raceAbort, validateTimeout } from '../util/abort.js';
+import { authBytes, dataBytes, type Data } from './data.js';
 import { sendRequest } from './requests.js';
 import { checkWatches, removeWatches, type RemovableWatchKind, type WatchContext } from './watch-ops.js';
 import { OPEN_ACL_UNSAFE, validateACL, type ACL } from './acl.js';
@@ -25,14 +26,13 @@ import type { Reply } from '../connection/connection.js';
 /** @internal A create as the wire carries it, alone or inside a multi. */
 export type CreateOp = Extract<MultiOpInput, { type: 1 | 15 | 19 | 21 }>;
 
-/** Node data as the caller may give it: bytes, or a string sent as UTF-8. */
-export type Data = Uint8Array | string | null | undefined;
+export type { Data } from './data.js';
 
 /** Options every call accepts. */
 export interface CallOptions {
   /** Abandons the wait (a request already sent still gets its reply, which is ignored). */
   signal?: AbortSignal;
-  /** Deadline in ms for this call (overrides the client's `requestTimeout`). */
+  /** Deadline in ms for this call (overrides the client's `requestTimeout`): a finite number >= 0, honoured however long. */
   timeout?: number;
 }
 
@@ -187,7 +187,7 @@ export class ZooKeeper implements AsyncDisposable {
     }
     const acl = options.acl ?? OPEN_ACL_UNSAFE;
     validateACL(acl);
-    const fields = { path: addChroot(this.#chroot, path), data: this.#data(data), acl, flags: mode };
+    const fields = { path: addChroot(this.#chroot, path), data: this.prepareData(data), acl, flags: mode };
     if (isTtl) return { request: { type: OpCode.createTTL, ...fields, ttl: BigInt(options.ttl as number) }, read: proto.readCreate2Response };
     if (mode === CreateMode.CONTAINER) return { request: { type: OpCode.createContainer, ...fields }, read: proto.readCreate2Response };
     if (withStat) return { request: { type: OpCode.create2, ...fields }, read: proto.readCreate2Response };
@@ -233,7 +233,7 @@ export class ZooKeeper implements AsyncDisposable {
   async setData(path: string, data: Data, options: CallOptions & { version?: number } = {}): Promise<Stat> {
     validatePath(path);
     const version = validVersion(options.version);
-    const bytes = this.#data(data);
+    const bytes = this.prepareData(data);
     const p = addChroot(this.#chroot, path);
     const body = await this.#call(OpCode.setData, 'setData', path, (w) => proto.writeSetDataRequest(w, { path: p, data: bytes, version }), proto.readSetDataResponse, options);
     return body.stat;
@@ -304,10 +304,12 @@ export class ZooKeeper implements AsyncDisposable {
   /** Adds credentials to the session (`'digest'`, `'user:password'`). Fails with AuthFailed if refused. */
   async addAuth(scheme: string, auth: string | Uint8Array, options: CallOptions = {}): Promise<void> {
     if (typeof scheme !== 'string' || scheme === '') throw new InvalidArgumentError('scheme', 'must be a non-empty string');
-    const bytes = typeof auth === 'string' ? Buffer.from(auth, 'utf8') : Buffer.from(auth);
+    const bytes = authBytes(auth);
+    const timeout = options.timeout ?? this.#options.requestTimeout;
+    validateTimeout(timeout);
     options.signal?.throwIfAborted();
     // The session keeps the credentials and sends them again on every reconnect.
-    await raceAbort(this.#session.addAuth(scheme, bytes), options.signal, options.timeout ?? this.#options.requestTimeout, { op: 'addAuth' });
+    await raceAbort(this.#session.addAuth(scheme, bytes), options.signal, timeout, { op: 'addAuth' });
   }
 
   /** The identities this session is authenticated as (3.7+). */
@@ -464,13 +466,13 @@ export class ZooKeeper implements AsyncDisposable {
     return stripChroot(this.#chroot, serverPath ?? '');
   }
 
-  #data(data: Data): Buffer | null {
-    if (data === null || data === undefined) return null;
-    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-    if (bytes.length > this.#options.maxFrameSize) {
-      throw new InvalidArgumentError('data', `${bytes.length} bytes exceed the frame limit of ${this.#options.maxFrameSize} bytes (jute.maxbuffer)`);
-    }
-    return bytes;
+  /**
+   * @internal Node data as bytes (null for none), checked before anything is sent: a string,
+   * Uint8Array, null or undefined, within `maxFrameSize`; else InvalidArgumentError. Shared with
+   * transactions.
+   */
+  prepareData(data: unknown): Buffer | null {
+    return dataBytes(data, this.#options.maxFrameSize);
   }
 }
 
