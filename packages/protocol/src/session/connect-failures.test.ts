@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { ConnectionLossError } from '../errors.js';
+import { ConnectFailures } from './connect-failures.js';
+
+const hosts = [
+  { host: 'a', port: 1 },
+  { host: 'b', port: 2 },
+];
+
+describe('connect failures - the error of a failed initial connect', () => {
+  it('connect failures - identical errors are kept once, with the number of attempts', () => {
+    const f = new ConnectFailures(hosts.slice(0, 1));
+    const refused = Array.from({ length: 18 }, () => new ConnectionLossError('connect ECONNREFUSED a:1'));
+    f.add(refused);
+    const err = f.error();
+    expect(err).toBeInstanceOf(ConnectionLossError);
+    expect(err.message).toBe('could not connect to a:1 (18 attempts): connect ECONNREFUSED a:1');
+    expect(err.op).toBe('connect');
+    expect((err.cause as AggregateError).errors).toEqual([refused[0]]);
+    expect((err.cause as AggregateError).message).toBe('18 attempts failed with 1 distinct error');
+  });
+
+  it('connect failures - durations do not make messages distinct; counts show when there are several', () => {
+    const f = new ConnectFailures(hosts);
+    f.add([new Error('handshake with a:1 failed: no handshake reply within 9873 ms'), new Error('connect ECONNREFUSED b:2')]);
+    f.add([new Error('handshake with a:1 failed: no handshake reply within 10000 ms')]);
+    expect(f.attempts).toBe(3);
+    expect(f.error().message).toBe('could not connect to a:1, b:2 (3 attempts): handshake with a:1 failed: no handshake reply within 9873 ms (x2); connect ECONNREFUSED b:2');
+  });
+
+  it('connect failures - at most 3 distinct errors quoted and 10 kept, the rest counted', () => {
+    const f = new ConnectFailures(hosts);
+    f.add(Array.from({ length: 15 }, (_, i) => new Error(`failure ${String.fromCharCode(97 + i)}`)));
+    f.add([new Error('failure a')]);
+    const err = f.error();
+    expect(err.message).toBe('could not connect to a:1, b:2 (16 attempts): failure a (x2); failure b; failure c; and 12 other failed attempts');
+    expect((err.cause as AggregateError).errors).toHaveLength(10);
+    expect((err.cause as AggregateError).message).toBe('16 attempts failed with more than 10 distinct errors');
+  });
+
+  it('connect failures - no attempt at all still gives a clear error', () => {
+    expect(new ConnectFailures(hosts).error().message).toBe('could not connect to a:1, b:2 (0 attempts): no attempt was made');
+  });
+});
