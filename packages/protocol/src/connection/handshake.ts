@@ -62,7 +62,9 @@ export function encodeConnectRequest(req: HandshakeRequest): Buffer {
  * Decodes the handshake reply's payload (without its length): `ConnectResponse`, then the
  * read-only flag when present. A timeout of 0 or less is the server saying the session we
  * presented has expired (Java `ClientCnxn.onConnected` treats `negotiatedSessionTimeout <= 0` the
- * same way): {@link SessionExpiredError}. A short or malformed reply is a {@link DecodeError}.
+ * same way): {@link SessionExpiredError}. A short or malformed reply, or a bare header whose error
+ * field is no ZooKeeper code, is a {@link DecodeError} ("the server's handshake reply could not be
+ * decoded").
  */
 export function decodeConnectResponse(payload: Buffer, requestedSessionId: bigint): HandshakeResult {
   // A server that refuses to create the session may answer with a bare ReplyHeader instead
@@ -114,7 +116,9 @@ export interface HandshakeReply {
 
 /**
  * Sends the handshake frame and waits for the reply frame. Rejects when the transport closes
- * first, on a negative or over-limit length, after `timeoutMs`, or with the signal's reason.
+ * first, on a negative or over-limit length, with a {@link DecodeError} "not a ZooKeeper server
+ * (it answered like HTTP: ...)" when the first bytes are another protocol's (see foreign.ts),
+ * after `timeoutMs` (any length; longer than 2^31-1 ms is chained), or with the signal's reason.
  * Leaves the transport's data and close handlers to the caller afterwards.
  */
 export function exchangeHandshake(
