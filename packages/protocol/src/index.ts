@@ -78,3 +78,5 @@ export {
   ThrottledOpError,
 } from './errors.js';
 export type { ErrorCodeName, ErrorCodeValue, ErrorContext } from './errors.js';
+export { setLongTimeout, MAX_TIMER_DELAY } from './util/timer.js';
+export type { LongTimeout } from './util/timer.js';

@@ -329,3 +329,16 @@ describe('locks - bad input', () => {
     for (const l of held) await l.release();
   });
 });
+
+describe.each(['mutex', 'exclusive', 'write'] as Kind[])('locks - long deadlines (%s)', (kind) => {
+  it('a timeout above 2^31-1 ms (a Node timer would fire at once) waits for the holder', async () => {
+    const [a, b] = await Promise.all([space.client(), space.client()]);
+    const held = await make[kind](a, '/locks/long').acquire();
+    const waiting = make[kind](b, '/locks/long').acquire({ timeout: 2 ** 31 + 1000 });
+    await waitFor('the waiter to watch', () => (b.watchCount > 0 ? true : undefined));
+    await held.release();
+    const lease = await waiting;
+    expect(lease.held).toBe(true);
+    await lease.release();
+  });
+});

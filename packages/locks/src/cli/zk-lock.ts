@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { hostname } from 'node:os';
-import { ZooKeeper } from '@zk/protocol';
+import { setLongTimeout, ZooKeeper, type LongTimeout } from '@zk/protocol';
 import { LeaseLostError, LockTimeoutError } from '../errors.js';
 import { inspectLock, type LockEntry } from '../inspect.js';
 import type { Lease } from '../lease.js';
@@ -146,20 +146,20 @@ function runChild(lease: Lease, args: Parsed): Promise<number> {
     const [cmd, ...rest] = args.argv as [string, ...string[]];
     const child = spawn(cmd, rest, { stdio: 'inherit', env: { ...process.env, ZK_LOCK_FENCING_TOKEN: lease.fencingToken.toString(), ZK_LOCK_PATH: args.path } });
     let lost = false;
-    let killTimer: NodeJS.Timeout | undefined;
+    let killTimer: LongTimeout | undefined;
     const forward = (sig: NodeJS.Signals) => child.kill(sig);
     for (const sig of FORWARDED) process.on(sig, forward);
     const onLost = () => {
       lost = true;
       fail(`lease on ${args.path} lost (${(lease.signal.reason as LeaseLostError)?.message ?? 'unknown'}); terminating the command`, lease.signal.reason, args.verbose);
       child.kill('SIGTERM');
-      killTimer = setTimeout(() => child.kill('SIGKILL'), args.grace ?? 10_000);
+      killTimer = setLongTimeout(() => child.kill('SIGKILL'), args.grace ?? 10_000);
     };
     lease.signal.addEventListener('abort', onLost, { once: true });
     const done = (code: number) => {
       for (const sig of FORWARDED) process.off(sig, forward);
       lease.signal.removeEventListener('abort', onLost);
-      if (killTimer) clearTimeout(killTimer);
+      killTimer?.clear();
       resolve(lost ? Exit.lost : code);
     };
     child.once('error', (err: NodeJS.ErrnoException) => {

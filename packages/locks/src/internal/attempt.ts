@@ -17,12 +17,9 @@
  * session ends, which takes its ephemeral nodes along). A create whose outcome is unknown (in
  * flight, or failed with ConnectionLoss) is swept in the background by its attempt id.
  */
-import { ConnectionLossError, NoNodeError, SessionExpiredError, ZooKeeperError, type ZooKeeper } from '@zk/protocol';
+import { ConnectionLossError, NoNodeError, SessionExpiredError, setLongTimeout, ZooKeeperError, type LongTimeout, type ZooKeeper } from '@zk/protocol';
 import { LeaseLostError, LockAbortedError, LockTimeoutError } from '../errors.js';
 import { attemptIdOf } from './names.js';
-
-/** Longest delay one Node timer can take (larger ones fire at once). */
-const MAX_TIMER = 0x7fffffff;
 
 /** The bounds of one acquire attempt. Call {@link Attempt.end} on every exit. */
 export class Attempt {
@@ -31,7 +28,7 @@ export class Attempt {
   readonly #timeout: number | undefined;
   readonly #controller = new AbortController();
   readonly #deadline: number | undefined;
-  #timer: NodeJS.Timeout | undefined;
+  #timer: LongTimeout | undefined;
   readonly #offState: () => void;
   readonly #signal: AbortSignal | undefined;
   readonly #onAbort = () => this.#stop(new LockAbortedError(this.#path, this.#signal?.reason));
@@ -47,7 +44,7 @@ export class Attempt {
     if (signal?.aborted) this.#onAbort();
     else signal?.addEventListener('abort', this.#onAbort, { once: true });
     // A zero timeout has no timer: its one create and listing are allowed to finish.
-    if (timeout !== undefined && timeout > 0) this.#arm();
+    if (timeout !== undefined && timeout > 0) this.#timer = setLongTimeout(() => this.#stop(this.timeoutError()), timeout);
     this.#onState(zk.state);
   }
 
@@ -100,17 +97,9 @@ export class Attempt {
 
   /** Stops the timers and listeners. */
   end(): void {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#timer?.clear();
     this.#offState();
     this.#signal?.removeEventListener('abort', this.#onAbort);
-  }
-
-  // Node timers take at most 2^31-1 ms; a longer deadline is reached in several steps.
-  #arm(): void {
-    const left = (this.#deadline as number) - performance.now();
-    if (left <= 0) return this.#stop(this.timeoutError());
-    this.#timer = setTimeout(() => this.#arm(), Math.min(Math.ceil(left), MAX_TIMER));
   }
 
   #onState(state: string): void {
