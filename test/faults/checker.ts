@@ -14,7 +14,10 @@ export type HistoryEvent =
   | { readonly kind: 'lost'; readonly who: string; readonly t: bigint }
   /** The participant was killed (SIGKILL) at `t`: it can act no more. */
   | { readonly kind: 'killed'; readonly who: string; readonly t: bigint }
-  /** The harness stopped the participant (SIGSTOP) at `from` and let it go on (SIGCONT) at `to`. */
+  /**
+   * The harness stopped the participant (SIGSTOP) at `from`; `to` is when it was seen running
+   * again after SIGCONT (its first logged line: a continued process has not necessarily run yet).
+   */
   | { readonly kind: 'paused'; readonly who: string; readonly t: bigint; readonly from: bigint; readonly to: bigint }
   /** The participant reported an error (a failed acquire, a session it could not open, a crash). */
   | { readonly kind: 'error'; readonly who: string; readonly t: bigint; readonly message: string };

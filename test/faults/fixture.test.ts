@@ -1,5 +1,7 @@
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../harness/index.js';
 import { FaultFixture, parseEvent } from './fixture.js';
 import { renderTable, type NemesisRow } from './summary.js';
 
@@ -46,6 +48,30 @@ describe('faults - fixture and summary', () => {
       await fx.close();
     }
   }, 30_000);
+
+  it('ends a pause when the participant is seen running after SIGCONT (its first line), not at the SIGCONT', async () => {
+    const fx = await FaultFixture.start({ root: '/x' });
+    try {
+      const ticker = "setInterval(() => console.log(JSON.stringify({ who: 'x', t: process.hrtime.bigint().toString(), kind: 'error', message: 'tick' })), 20)";
+      const p = fx.attach('x', spawn(process.execPath, ['-e', ticker], { stdio: ['ignore', 'pipe', 'pipe'] }), 2000);
+      await waitFor('a first line', () => (fx.events.length > 0 ? true : undefined), 10_000, 5);
+      p.pause();
+      const stopped = process.hrtime.bigint();
+      await new Promise((r) => setTimeout(r, 200)); // the pause itself
+      expect(fx.history().filter((e) => e.kind === 'paused')).toHaveLength(1); // open: counted up to now
+      const cont = process.hrtime.bigint();
+      p.resume();
+      const paused = await waitFor('the pause to end', () => fx.events.find((e) => e.kind === 'paused'), 10_000, 5);
+      if (paused.kind !== 'paused') throw new Error('unreachable');
+      expect(paused.from).toBeLessThanOrEqual(stopped);
+      expect(paused.to).toBeGreaterThan(cont);
+      const firstAfter = fx.events.find((e) => e.kind === 'error' && e.t >= cont);
+      expect(paused.to).toBe(firstAfter!.t);
+      p.kill();
+    } finally {
+      await fx.close();
+    }
+  });
 
   it('renders one line per nemesis, summing rounds (the soak) and adding a total', () => {
     const row = (nemesis: string, acquisitions: number, longestDetectionMs = 0): NemesisRow => ({ nemesis, processes: 5, acquisitions, violations: 0, longestDetectionMs, staleRejected: 1, staleAccepted: 0, participantErrors: 2, durationMs: 10_000 });

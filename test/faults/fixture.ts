@@ -7,7 +7,7 @@
  * const fx = await FaultFixture.start({ root: space.root });      // starts a GuardedResource
  * const p = fx.spawn({ who: 'p0', connect: '127.0.0.1:2181', durationMs: 10_000, workMs: 20 });
  * p.kill();            // SIGKILL, logs { kind: 'killed' }
- * p.pause();           // SIGSTOP, and p.resume() SIGCONT: logs { kind: 'paused', from, to }
+ * p.pause();           // SIGSTOP; p.resume() SIGCONT: { kind: 'paused', from, to } (to: first line after)
  * await fx.exited();   // every participant spawned so far has exited
  * const verdict = fx.check();                 // checkHistory(fx.history(), { sessionTimeoutMs })
  * const row = fx.row('my nemesis', verdict);  // a NemesisRow for recordRow (summary.ts)
@@ -16,7 +16,8 @@
  * ```
  *
  * - Participants (participant.mjs, on the built packages: run `tsc -b` first) log JSON lines;
- *   the fixture parses them into `fx.events` (acquired, released, lost, error). A participant
+ *   the fixture parses them into `fx.events` (acquired, released, lost, error); `fx.attach()`
+ *   adopts any other process that prints the same lines (a Java participant). A participant
  *   that exits with a non-zero code, or prints a line that is not an event, adds an `error`
  *   event; so does a crash. `fx.holder()` is who holds the lock now, by the log.
  * - `GuardedResource` (an HTTP server on 127.0.0.1) remembers the highest fencing token it
@@ -65,7 +66,10 @@ export interface Participant {
   readonly running: boolean;
   /** SIGKILL, logged as a `killed` event. */
   kill(): void;
-  /** SIGSTOP; the pause is logged as a `paused` event when {@link resume} is called (or at {@link FaultFixture.history}). */
+  /**
+   * SIGSTOP. The pause is logged as a `paused` event {from, to} once the participant is seen
+   * running again after {@link resume}: `to` is its first logged line after SIGCONT (or its exit).
+   */
   pause(): void;
   /** SIGCONT. */
   resume(): void;
@@ -131,7 +135,8 @@ export class FaultFixture {
   /** When the fixture started (for the rate), ms since the epoch. */
   readonly startedAt = Date.now();
   #sessionTimeoutMs = SESSION_TIMEOUT;
-  readonly #openPauses = new Map<string, bigint>();
+  /** Pauses not yet over: stopped, or continued (`cont`) but not yet seen running. */
+  readonly #openPauses = new Map<string, { from: bigint; cont: bigint | undefined }>();
 
   private constructor(resource: GuardedResource, root: string, lockPath: string) {
     this.resource = resource;
@@ -144,12 +149,21 @@ export class FaultFixture {
     return new FaultFixture(await GuardedResource.start(), options.root, options.lockPath ?? '/faults/lock');
   }
 
-  /** Spawns a participant. */
+  /** Spawns a participant (participant.mjs). */
   spawn(o: ParticipantOptions): Participant {
     const sessionTimeout = o.sessionTimeoutMs ?? SESSION_TIMEOUT;
-    this.#sessionTimeoutMs = Math.min(this.#sessionTimeoutMs, sessionTimeout);
     const args = [PARTICIPANT, `${o.connect}${this.root}`, this.lockPath, o.who, String(o.durationMs), String(sessionTimeout), this.resource.url, String(o.workMs), o.kind ?? 'mutex'];
-    const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    return this.attach(o.who, spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] }), sessionTimeout);
+  }
+
+  /**
+   * Adopts a participant process started elsewhere (a Curator participant, say) that prints the
+   * same JSON lines on stdout (`{who, t, kind, ...}`, t from CLOCK_MONOTONIC in ns as a string)
+   * and writes to `resource.url`; `sessionTimeoutMs` is the session timeout it asked for.
+   */
+  attach(who: string, proc: ChildProcess, sessionTimeoutMs: number): Participant {
+    const o = { who };
+    this.#sessionTimeoutMs = Math.min(this.#sessionTimeoutMs, sessionTimeoutMs);
     const error = (message: string) => this.events.push({ kind: 'error', who: o.who, t: process.hrtime.bigint(), message });
     let buffered = '';
     proc.stdout!.on('data', (d: Buffer) => {
@@ -158,7 +172,10 @@ export class FaultFixture {
       buffered = lines.pop() ?? '';
       for (const line of lines) {
         const e = parseEvent(line);
-        if (e) this.events.push(e);
+        if (e) {
+          this.events.push(e);
+          this.#seenRunning(o.who, e.t);
+        }
         else if (line.trim()) error(`unparseable participant output: ${line.slice(0, 200)}`);
       }
     });
@@ -172,6 +189,7 @@ export class FaultFixture {
     const exited = new Promise<void>((resolve) =>
       proc.once('exit', (code, signal) => {
         running = false;
+        this.#seenRunning(o.who, process.hrtime.bigint());
         if (!killed && (code !== 0 || signal)) error(`exited with ${signal ?? `code ${code}`}${stderr ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`);
         resolve();
       }),
@@ -191,14 +209,14 @@ export class FaultFixture {
       },
       pause: () => {
         proc.kill('SIGSTOP');
-        if (!this.#openPauses.has(o.who)) this.#openPauses.set(o.who, process.hrtime.bigint());
+        const now = process.hrtime.bigint();
+        this.#seenRunning(o.who, now);
+        this.#openPauses.set(o.who, { from: now, cont: undefined });
       },
       resume: () => {
-        const from = this.#openPauses.get(o.who);
+        const open = this.#openPauses.get(o.who);
         proc.kill('SIGCONT');
-        if (from === undefined) return;
-        this.#openPauses.delete(o.who);
-        this.events.push({ kind: 'paused', who: o.who, t: from, from, to: process.hrtime.bigint() });
+        if (open) open.cont ??= process.hrtime.bigint();
       },
     };
     this.participants.push(p);
@@ -225,10 +243,23 @@ export class FaultFixture {
     await Promise.all(this.participants.map((p) => p.exited));
   }
 
+  /**
+   * A pause ends when the participant is seen running after SIGCONT: at its first logged line
+   * (stamped by the participant itself), or when it exits. SIGCONT only makes a process
+   * runnable: until it has run, it can learn nothing (not even that its session expired), so an
+   * acquire between the SIGCONT and its first sign of life is still one it slept through.
+   */
+  #seenRunning(who: string, t: bigint): void {
+    const open = this.#openPauses.get(who);
+    if (!open || open.cont === undefined || t < open.cont) return;
+    this.#openPauses.delete(who);
+    this.events.push({ kind: 'paused', who, t: open.from, from: open.from, to: t });
+  }
+
   /** The history, with pauses still open counted up to now. */
   history(): HistoryEvent[] {
     const now = process.hrtime.bigint();
-    return [...this.events, ...[...this.#openPauses].map(([who, from]): HistoryEvent => ({ kind: 'paused', who, t: from, from, to: now }))];
+    return [...this.events, ...[...this.#openPauses].map(([who, { from }]): HistoryEvent => ({ kind: 'paused', who, t: from, from, to: now }))];
   }
 
   /** The checker's verdict on the history (with the smallest session timeout asked for). */
@@ -287,7 +318,7 @@ export class FaultFixture {
     for (const p of this.participants) {
       if (!p.running) continue;
       p.proc.kill('SIGCONT');
-      p.proc.kill('SIGKILL');
+      p.kill();
     }
     await this.exited();
     await this.resource.close();

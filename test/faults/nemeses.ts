@@ -10,7 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { ZooKeeper } from '@zk/protocol';
 import { startZooKeeper, TcpProxy, waitFor } from '../harness/index.js';
 import { interleavedWriters, type HistoryEvent, type ResourceWrite, type Verdict } from './checker.js';
-import { FaultFixture, SESSION_TIMEOUT, writeEvidence, type Participant, type ParticipantKind } from './fixture.js';
+import { FaultFixture, SESSION_TIMEOUT, writeEvidence, type ParticipantKind } from './fixture.js';
 import { WORK_DIR, type NemesisRow } from './summary.js';
 
 /** Where a nemesis runs. */
@@ -91,8 +91,7 @@ export async function sigkillHolders(ctx: NemesisContext, s: Sizing & { killEver
   const fx = await FaultFixture.start({ root: ctx.root, lockPath: ctx.lockPath });
   try {
     const prefix = kind === 'rw' ? 'rw' : 'p';
-    const participants: Participant[] = [];
-    for (let i = 0; i < s.processes; i++) participants.push(fx.spawn({ who: `${prefix}${i}`, connect: ctx.connect, durationMs: s.durationMs, workMs: s.workMs, kind }));
+    for (let i = 0; i < s.processes; i++) fx.spawn({ who: `${prefix}${i}`, connect: ctx.connect, durationMs: s.durationMs, workMs: s.workMs, kind });
     let kills = 0;
     let next = s.processes;
     const deadline = fx.startedAt + s.durationMs - 3000;
@@ -118,8 +117,9 @@ export async function sigkillHolders(ctx: NemesisContext, s: Sizing & { killEver
 
 /**
  * SIGSTOP of the holder beyond the session timeout (the GC pause), `pauses` times: a slow
- * participant (`paused`, `victimWorkMs` = 400 ms after each write) is paused while it holds the lock and has written,
- * until another participant holds the lock and has written; then SIGCONT. The checker excuses
+ * participant (`paused`, `victimWorkMs` = 400 ms after each write) is paused while it holds the
+ * lock (a hold begun since it last woke) and has written, until another participant holds the
+ * lock and has written; then SIGCONT. The checker excuses
  * only overlaps covered by a logged pause; the fenced resource must have rejected stale writes
  * (at least one: the test cannot pass vacuously) and accepted none; every pause must have caused
  * an overlap.
@@ -152,11 +152,13 @@ export async function sigstopHolder(ctx: NemesisContext, s: Sizing & { pauses: n
       victim.resume();
       resumedAt = process.hrtime.bigint();
     }
-    const counts = { pauses, interleavings: 0 };
+    const counts = { pauses, interleavings: 0, learned: 0 };
     return await finish(fx, nemesis, s, counts, (v) => {
       // A resource that trusts "I hold the lock" takes writes from two holders interleaved.
       counts.interleavings = interleavedWriters(fx.resource.writes.map((w) => ({ ...w, accepted: true })));
+      counts.learned = learnedAfterPauses(fx.history());
       return [
+        [counts.learned >= pauses, `the paused holder's signal aborted after only ${counts.learned} of ${pauses} pauses, before it released`],
         [pauses >= 1, 'no pause happened'],
         [v.pausedOverlaps >= pauses, `${v.pausedOverlaps} overlaps with the paused holder for ${pauses} pauses: a pause that caused no overlap tested nothing`],
         [fx.resource.staleRejected > 0, 'no stale write was rejected: the paused holder never wrote after waking, so fencing was not tested'],
@@ -166,6 +168,20 @@ export async function sigstopHolder(ctx: NemesisContext, s: Sizing & { pauses: n
   } finally {
     await fx.close();
   }
+}
+
+/** Pauses after which the paused holder's signal aborted before it released the hold it was paused in. */
+function learnedAfterPauses(events: readonly HistoryEvent[]): number {
+  const sorted = [...events].sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : 0));
+  let learned = 0;
+  for (const p of sorted) {
+    if (p.kind !== 'paused') continue;
+    const mine = sorted.filter((e) => e.who === p.who && (e.kind === 'acquired' || e.kind === 'released' || e.kind === 'lost'));
+    const held = mine.filter((e) => e.t <= p.from).pop();
+    const after = mine.filter((e) => e.t > p.from);
+    if (held?.kind === 'acquired' && after[0]?.kind === 'lost') learned++;
+  }
+  return learned;
 }
 
 /**
