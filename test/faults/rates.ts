@@ -5,31 +5,31 @@
  * failure") at about a third of the slowest measured rate.
  */
 export const MIN_RATE = {
-  /** measured 6.1/s */
+  /** measured 6.1-7.1/s in five runs */
   sigkill: 2,
-  /** measured 2.4/s (a 400 ms-per-write victim and one pause of more than the session timeout) */
+  /** measured 2.3-2.4/s (a 400 ms-per-write victim and one pause of more than the session timeout) */
   sigstop: 0.8,
-  /** measured 5.0/s */
+  /** measured 5.0-5.9/s */
   partition: 1.5,
-  /** measured 10.9/s */
+  /** measured 10.9-11.9/s (one run at ZK_FAULTS_SCALE=10 once made 1/s: it would fail now) */
   leader: 3,
-  /** measured 5.5/s */
+  /** measured 5.1-10.1/s */
   rwSigkill: 1.5,
 } as const;
 
 /**
  * The soak's minimum rates (8 processes, 1 ms of work per write, a fault every 5 s or so), about
- * a third of a measured 60 s round each.
+ * a third of the slowest measured 60 s round (two 19-round soaks).
  */
 export const SOAK_MIN_RATE = {
-  /** measured 116.9/s */
+  /** measured 88-117/s per round */
   sigkill: 35,
-  /** measured 19-22/s (a 100 ms-per-write victim holds the lock for 300 ms at each of its turns) */
+  /** measured 19.6-22/s (a 100 ms-per-write victim holds the lock for 300 ms at each of its turns) */
   sigstop: 6,
-  /** measured 75.9/s */
+  /** measured 71-79/s */
   partition: 25,
-  /** measured 120.9/s */
+  /** measured 110-124/s */
   leader: 40,
-  /** measured 147.5/s */
+  /** measured 131-171/s */
   rwSigkill: 45,
 } as const;
