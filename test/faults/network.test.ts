@@ -25,8 +25,12 @@ const javaNote = missing ? ` (Curator participants left out: ${missing})` : '';
 /** Curator participants per test when a JVM with Curator is here. */
 const JAVAS = missing ? 0 : 1;
 
-/** Minimum acquisitions per second (measured rates on a 2-core machine are in the commit that set them, with a wide margin). */
-const MIN_RATE = { latency: 0.5, oneWay: 0.3, storm: 0.5, mixedKill: 0.5, mixedPartition: 0.3 } as const;
+/**
+ * Minimum acquisitions per second, about a third of the measured rate (2-core machine, 23
+ * November 2026: latency 1.4/s, one-way partition 1.3, storm 1.4, SIGKILL mixed 3.1, partition
+ * mixed 0.7; slow victims hold the lock 3 s at a time and the partitions stall it for seconds).
+ */
+const MIN_RATE = { latency: 0.5, oneWay: 0.4, storm: 0.5, mixedKill: 1, mixedPartition: 0.25 } as const;
 /**
  * The storm's bound on connections per second. A client whose reconnect backs off stays far
  * below (the back-off's delays alone allow about 8 in the first second); one that does not made
@@ -71,7 +75,7 @@ describe.skipIf(soak)('faults - network nemeses', () => {
   }, 60_000 * SCALE);
 
   it(`one-way partition of the holder (server-to-client dropped, its requests still arrive) beyond the session timeout: its lease is lost before the next holder acquires${javaNote}`, async () => {
-    const result = await partitionHolders(ctx(), { mode: 'drop', nodes: 2, javas: JAVAS, curator, durationMs: 16_000 * SCALE, workMs: 30, slowWorkMs: 1000, partitionMs: 5000, minStrikes: 2, minPerSecond: MIN_RATE.oneWay });
+    const result = await partitionHolders(ctx(), { mode: 'drop', nodes: 2, javas: JAVAS, curator, durationMs: 16_000 * SCALE, workMs: 30, slowWorkMs: 1000, partitionMs: 4000, minStrikes: 2, minPerSecond: MIN_RATE.oneWay });
     report(result, { strikes: result.strikes });
   }, 90_000 * SCALE);
 

@@ -31,6 +31,7 @@ export interface Cast {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ms = (ns: bigint) => Math.round(Number(ns) / 1e6);
+/** The language of a participant, by its name. */
 export const langOf = (who: string): Lang => (who.startsWith('j') ? 'java' : 'node');
 
 /** A fault fixture whose participants each connect through their own proxy. */
@@ -81,6 +82,11 @@ export class ProxiedRun {
       if (who || only) return who || undefined;
     }
     return waitFor('a holder', () => this.fx.holder(), 10_000, 5);
+  }
+
+  /** Whether `who` acquired the lock after `t` (by its log). */
+  acquiredAfter(who: string, t: bigint): boolean {
+    return this.fx.events.some((e) => e.who === who && e.kind === 'acquired' && e.t > t);
   }
 
   /** The first event of `who` of `kind` after `t`. */
@@ -141,6 +147,7 @@ export class ProxiedRun {
   }
 }
 
+/** The cast in a nemesis's name, when Curator is in it. */
 const withJava = (c: Cast) => (c.javas > 0 ? ` (${c.nodes} Node + ${c.javas} Curator)` : '');
 
 /** Latency with jitter on every participant's connection, both ways, from the first byte. */
@@ -191,7 +198,9 @@ export async function partitionHolders(ctx: NemesisContext, cast: Cast & { mode:
     const deadline = run.fx.startedAt + cast.durationMs - cast.partitionMs - 1500;
     for (let attempt = 0; Date.now() < deadline; attempt++) {
       const lang: Lang = cast.javas > 0 && attempt % 2 === 0 ? 'java' : 'node';
-      const who = await run.holder((w) => victims.has(w) && langOf(w) === lang, 8000, true);
+      // A hold that begins from now on, so all of it (3 x slowWorkMs) is ahead when the strike comes.
+      const since = process.hrtime.bigint();
+      const who = await run.holder((w) => victims.has(w) && langOf(w) === lang && run.acquiredAfter(w, since), 8000, true);
       if (!who) continue;
       const proxy = run.proxies.get(who)!;
       if (cast.mode === 'drop') proxy.drop('down');
