@@ -1,8 +1,8 @@
 /**
  * Curator participants in a FaultFixture's history: java/CuratorFaultParticipant.java compiled
- * once (through ../harness/java.ts), spawned with participant.mjs's arguments, its JSON lines
- * parsed into `fx.events` and the process added to `fx.participants`, so `fx.holder()`,
- * `fx.exited()`, `fx.check()` and `fx.close()` treat it like a Node participant.
+ * once (through ../harness/java.ts), spawned with participant.mjs's arguments and adopted with
+ * `fx.attach()`, so `fx.holder()`, kill, pause, `fx.check()` and `fx.close()` treat it like a
+ * Node participant.
  *
  * ```ts
  * const curator = CuratorParticipants.compile();   // throws if javac fails; see curatorMissing()
@@ -15,7 +15,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { compileCurator, type CompiledJava } from '../harness/java.js';
-import { parseEvent, SESSION_TIMEOUT, type FaultFixture, type Participant, type ParticipantOptions } from './fixture.js';
+import { SESSION_TIMEOUT, type FaultFixture, type Participant, type ParticipantOptions } from './fixture.js';
 
 /** The Java source. */
 export const CURATOR_PARTICIPANT = fileURLToPath(new URL(import.meta.url.includes('/test/dist/') ? '../../faults/java/CuratorFaultParticipant.java' : './java/CuratorFaultParticipant.java', import.meta.url));
@@ -61,58 +61,13 @@ export class CuratorParticipants {
     }
   }
 
-  /** Spawns a Curator participant into `fx` (its `kind` must be 'mutex' or unset). */
+  /** Spawns a Curator participant into `fx` (its `kind` must be 'mutex' or unset), adopted with `fx.attach`. */
   spawn(fx: FaultFixture, o: ParticipantOptions): Participant {
     if (o.kind !== undefined && o.kind !== 'mutex') throw new Error(`the Curator participant takes only a mutex, not ${o.kind}`);
-    const args = [`${o.connect}${fx.root}`, fx.lockPath, o.who, String(o.durationMs), String(o.sessionTimeoutMs ?? SESSION_TIMEOUT), fx.resource.url, String(o.workMs)];
+    const sessionTimeout = o.sessionTimeoutMs ?? SESSION_TIMEOUT;
+    const args = [`${o.connect}${fx.root}`, fx.lockPath, o.who, String(o.durationMs), String(sessionTimeout), fx.resource.url, String(o.workMs)];
     const proc = spawn('java', ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-cp', this.#compiled.classpath, 'CuratorFaultParticipant', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const error = (message: string) => fx.events.push({ kind: 'error', who: o.who, t: process.hrtime.bigint(), message });
-    createInterface({ input: proc.stdout! }).on('line', (line) => {
-      const e = parseEvent(line);
-      if (e) fx.events.push(e);
-      else if (line.trim()) error(`unparseable participant output: ${line.slice(0, 200)}`);
-    });
-    let stderr = '';
-    proc.stderr!.on('data', (d: Buffer) => {
-      stderr = (stderr + d.toString()).slice(-2000);
-      process.stderr.write(d);
-    });
-    let killed = false;
-    let running = true;
-    let pausedFrom: bigint | undefined;
-    const exited = new Promise<void>((resolve) =>
-      proc.once('exit', (code, signal) => {
-        running = false;
-        if (!killed && (code !== 0 || signal)) error(`exited with ${signal ?? `code ${code}`}${stderr ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`);
-        resolve();
-      }),
-    );
-    const p: Participant = {
-      who: o.who,
-      proc,
-      exited,
-      get running() {
-        return running;
-      },
-      kill: () => {
-        if (!running) return;
-        killed = true;
-        proc.kill('SIGKILL');
-        fx.events.push({ kind: 'killed', who: o.who, t: process.hrtime.bigint() });
-      },
-      pause: () => {
-        proc.kill('SIGSTOP');
-        pausedFrom ??= process.hrtime.bigint();
-      },
-      resume: () => {
-        proc.kill('SIGCONT');
-        if (pausedFrom === undefined) return;
-        fx.events.push({ kind: 'paused', who: o.who, t: pausedFrom, from: pausedFrom, to: process.hrtime.bigint() });
-        pausedFrom = undefined;
-      },
-    };
-    fx.participants.push(p);
-    return p;
+    return fx.attach(o.who, proc, sessionTimeout);
   }
 
   /** Deletes the compiled classes. */
