@@ -15,6 +15,7 @@ import { curatorMissing } from '../harness/java.js';
 import { CuratorParticipants } from './java-participant.js';
 import { keepEvidence, type NemesisResult } from './nemeses.js';
 import { latencyJitter, mixedSigkill, partitionHolders, storm } from './network.js';
+import { MAX_STORM_CONNECTIONS_PER_SECOND, NETWORK_MIN_RATE } from './rates.js';
 import { recordRow } from './summary.js';
 
 /** ZK_FAULTS_SCALE multiplies every duration, as in nemeses.test.ts. */
@@ -25,18 +26,7 @@ const javaNote = missing ? ` (Curator participants left out: ${missing})` : '';
 /** Curator participants per test when a JVM with Curator is here. */
 const JAVAS = missing ? 0 : 1;
 
-/**
- * Minimum acquisitions per second, about a third of the measured rate (2-core machine, 23
- * November 2026: latency 1.4/s, one-way partition 1.3, storm 1.4, SIGKILL mixed 3.1, partition
- * mixed 0.7; slow victims hold the lock 3 s at a time and the partitions stall it for seconds).
- */
-const MIN_RATE = { latency: 0.5, oneWay: 0.4, storm: 0.5, mixedKill: 1, mixedPartition: 0.25 } as const;
-/**
- * The storm's bound on connections per second. A client whose reconnect backs off stays far
- * below (the back-off's delays alone allow about 8 in the first second); one that does not made
- * thousands (10,029 in 6 s from one client before the back-off).
- */
-const MAX_STORM_CONNECTIONS_PER_SECOND = 20;
+const MIN_RATE = NETWORK_MIN_RATE;
 
 let space: TestSpace;
 let curator: CuratorParticipants | undefined;

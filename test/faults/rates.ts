@@ -33,3 +33,17 @@ export const SOAK_MIN_RATE = {
   /** measured 131-171/s */
   rwSigkill: 45,
 } as const;
+
+/**
+ * Minimum rates of the network nemeses (network.ts, CI size; the soak runs them at the same
+ * size), about a third of the measured rate (2-core machine, 23 November 2026: latency 1.4/s,
+ * one-way partition 1.3, storm 1.4, SIGKILL mixed 3.1, partition mixed 0.7; slow victims hold the
+ * lock 3 s at a time and the partitions stall it for seconds).
+ */
+export const NETWORK_MIN_RATE = { latency: 0.5, oneWay: 0.4, storm: 0.5, mixedKill: 1, mixedPartition: 0.25 } as const;
+/**
+ * The storm's bound on connections per second. A client whose reconnect backs off stays far
+ * below (the back-off's delays alone allow about 8 in the first second); one that does not made
+ * thousands (10,029 in 6 s from one client before the back-off).
+ */
+export const MAX_STORM_CONNECTIONS_PER_SECOND = 20;

@@ -1,7 +1,9 @@
 /**
  * The soak, run by hand: `npm run test:faults -- --soak 45m` (the bootstrap sets ZK_FAULTS_SOAK
  * and runs this file only). Runs every nemesis in turn, a round of ZK_FAULTS_SOAK_ROUND (default
- * 60s) each, with faster participants than CI (more processes, 1 ms of work per write), until
+ * 60s) each, with faster participants than CI (more processes, 1 ms of work per write), then the
+ * network nemeses of network.ts at their CI size with Curator participants beside ours (when a JVM
+ * with Curator's jars is here), until
  * ZK_FAULTS_SOAK_TARGET acquisitions in total (default 100,000) or the soak's duration, whichever
  * comes first (a round under way finishes). Every round must pass what the CI run requires; the
  * per-nemesis table (summed over rounds) goes to test/.work/faults-soak.md and the rows to
@@ -13,7 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectString, TestSpace } from '../harness/fixtures.js';
 import { keepEvidence, leaderKills, partitionHolder, sigkillHolders, sigstopHolder, type NemesisContext, type NemesisResult } from './nemeses.js';
 import { recordRow, renderTable, WORK_DIR, type NemesisRow } from './summary.js';
-import { SOAK_MIN_RATE } from './rates.js';
+import { MAX_STORM_CONNECTIONS_PER_SECOND, NETWORK_MIN_RATE, SOAK_MIN_RATE } from './rates.js';
+import { curatorMissing } from '../harness/java.js';
+import { CuratorParticipants } from './java-participant.js';
+import { latencyJitter, mixedSigkill, partitionHolders, storm, type Cast } from './network.js';
 
 /** `45m`, `90s`, `1.5h`, `500ms` or a number of ms. */
 function parseDuration(text: string): number {
@@ -30,20 +35,36 @@ const processes = Number(process.env.ZK_FAULTS_SOAK_PROCESSES ?? 8);
 const workMs = Number(process.env.ZK_FAULTS_SOAK_WORK_MS ?? 1);
 
 type Round = (ctx: NemesisContext) => Promise<NemesisResult>;
+/** Curator participants join the network rounds when a JVM with Curator is here (compiled in beforeAll). */
+const missingJava = curatorMissing();
+let curator: CuratorParticipants | undefined;
+/** The network nemeses at their CI size (network.test.ts): slow by nature, a few acquisitions a second. */
+const cast = (nodes: number, javas: number, durationMs: number, minPerSecond: number): Cast => ({ nodes, javas: curator ? javas : 0, curator, durationMs, workMs: 20, minPerSecond });
 const rounds: [name: string, run: Round][] = [
   ['sigkill', (ctx) => sigkillHolders(ctx, { processes, durationMs: roundMs, workMs, killEveryMs: 5000, minKills: Math.floor(roundMs / 10_000), minPerSecond: SOAK_MIN_RATE.sigkill })],
   ['sigstop', (ctx) => sigstopHolder(ctx, { processes, durationMs: roundMs, workMs, victimWorkMs: 100, pauses: Math.floor(roundMs / 10_000), minPerSecond: SOAK_MIN_RATE.sigstop })],
   ['partition', (ctx) => partitionHolder(ctx, { processes, durationMs: roundMs, workMs, gapMs: 4000, minPartitions: Math.floor(roundMs / 20_000), minPerSecond: SOAK_MIN_RATE.partition })],
   ...(process.env.ZK_CONNECT ? [] : [['leader', (ctx: NemesisContext) => leaderKills(ctx, { processes, durationMs: roundMs, workMs, killEveryMs: 5000, minKills: Math.floor(roundMs / 10_000), minPerSecond: SOAK_MIN_RATE.leader })] as [string, Round]]),
   ['rwSigkill', (ctx) => sigkillHolders(ctx, { processes, durationMs: roundMs, workMs, killEveryMs: 5000, minKills: Math.floor(roundMs / 10_000), kind: 'rw', minPerSecond: SOAK_MIN_RATE.rwSigkill })],
+  ['latency', (ctx) => latencyJitter(ctx, cast(3, 1, 12_000, NETWORK_MIN_RATE.latency), { min: 50, max: 200 })],
+  ['oneWay', (ctx) => partitionHolders(ctx, { ...cast(2, 1, 16_000, NETWORK_MIN_RATE.oneWay), mode: 'drop', slowWorkMs: 1000, partitionMs: 4000, minStrikes: 2 })],
+  ['storm', (ctx) => storm(ctx, { ...cast(3, 1, 12_000, NETWORK_MIN_RATE.storm), slowWorkMs: 1000, stormMs: 5000, maxPerSecond: MAX_STORM_CONNECTIONS_PER_SECOND })],
+  ...(missingJava
+    ? []
+    : ([
+        ['mixedSigkill', (ctx) => mixedSigkill(ctx, { ...cast(3, 2, 12_000, NETWORK_MIN_RATE.mixedKill), everyMs: 1500, minKills: 3 })],
+        ['mixedPartition', (ctx) => partitionHolders(ctx, { ...cast(2, 1, 16_000, NETWORK_MIN_RATE.mixedPartition), mode: 'block', slowWorkMs: 1000, partitionMs: 4000, minStrikes: 2 })],
+      ] as [string, Round][])),
 ];
 
 let space: TestSpace;
 beforeAll(async () => {
   space = new TestSpace();
   await space.admin();
-});
+  if (SOAK && !missingJava) curator = CuratorParticipants.compile();
+}, 120_000);
 afterAll(async () => {
+  curator?.remove();
   await space?.close();
 });
 
