@@ -117,9 +117,9 @@ export class ZooKeeper implements AsyncDisposable {
    * The earliest moment, on the `performance.now()` clock, at which the ensemble may expire this
    * session if it hears nothing more from it: the send time of the newest request or ping a server
    * answered, plus the negotiated timeout (a server expires a session one timeout after it last
-   * heard from it, and it heard that request no earlier than it was sent). The session is reported
-   * `lost` at this moment when no server has answered since; a lease must be given up before it.
-   * A handshake alone does not move it.
+   * heard from it, and it heard that request no earlier than it was sent). When no server has
+   * answered since, the session is reported `lost` just before this moment (T/50, at most 50 ms,
+   * ahead of it); a lease must be given up before it. A handshake alone does not move it.
    */
   get expiryDeadline(): number {
     return this.#session.expiryDeadline;
