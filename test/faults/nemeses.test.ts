@@ -8,8 +8,10 @@
  * `ZK_FAULTS_SCALE=5 npm run test:faults` stretches every run five times; the soak
  * (`npm run test:faults -- --soak 45m`) is soak.test.ts.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { connectString, TestSpace } from '../harness/fixtures.js';
+import { curatorMissing } from '../harness/java.js';
+import { CuratorParticipants } from './java-participant.js';
 import { cheatControl, keepEvidence, leaderKills, partitionHolder, sigkillHolders, sigstopHolder, type NemesisResult } from './nemeses.js';
 import { recordRow } from './summary.js';
 import { MIN_RATE } from './rates.js';
@@ -17,6 +19,19 @@ import { MIN_RATE } from './rates.js';
 /** The CI run is the bounded subset; ZK_FAULTS_SCALE multiplies every duration. */
 const SCALE = Math.max(1, Number(process.env.ZK_FAULTS_SCALE ?? 1));
 const soak = Boolean(process.env.ZK_FAULTS_SOAK);
+
+/**
+ * A Curator participant (InterProcessMutex) among the contenders of the SIGSTOP and leader-kill
+ * runs when a JVM with Curator's jars is here; the SIGKILL and partition runs with Curator are in
+ * network.test.ts. Without them the runs are Node only (the test names say so).
+ */
+const missingJava = curatorMissing();
+const withJava = missingJava ? ` (Curator participants left out: ${missingJava})` : ', a Curator participant among them';
+let curator: CuratorParticipants | undefined;
+beforeAll(() => {
+  if (!missingJava && !soak) curator = CuratorParticipants.compile();
+}, 120_000);
+afterAll(() => curator?.remove());
 
 let space: TestSpace;
 beforeEach(async () => {
@@ -42,16 +57,16 @@ describe.skipIf(soak)('faults - nemeses', () => {
     report(await sigkillHolders(ctx(), { processes: 5, durationMs: 12_000 * SCALE, workMs: 20, killEveryMs: 1500, minKills: 3, minPerSecond: MIN_RATE.sigkill }));
   }, 60_000 * SCALE);
 
-  it('SIGSTOP of the holder beyond the session timeout (the GC pause): only the paused overlap is excused, and the fenced resource rejects every stale write', async () => {
-    report(await sigstopHolder(ctx(), { processes: 5, durationMs: 8000 * SCALE, workMs: 50, pauses: SCALE, minPerSecond: MIN_RATE.sigstop }));
+  it(`SIGSTOP of the holder beyond the session timeout (the GC pause): only the paused overlap is excused, and the fenced resource rejects every stale write${withJava}`, async () => {
+    report(await sigstopHolder(ctx(), { processes: 5, durationMs: 8000 * SCALE, workMs: 50, pauses: SCALE, minPerSecond: MIN_RATE.sigstop, curator, javas: 1 }));
   }, 60_000 * SCALE);
 
   it('a holder partitioned from every server beyond its session timeout: its signal aborts before the next holder acquires', async () => {
     report(await partitionHolder(ctx(), { processes: 5, durationMs: 14_000 * SCALE, workMs: 30, minPartitions: 2, minPerSecond: MIN_RATE.partition }));
   }, 90_000 * SCALE);
 
-  it.skipIf(process.env.ZK_CONNECT)('leader killed and restarted every few seconds on a 3-node ensemble: exclusion holds', async () => {
-    report(await leaderKills({ root: space.root }, { processes: 5, durationMs: 15_000 * SCALE, workMs: 20, killEveryMs: 2500, minKills: 3, minPerSecond: MIN_RATE.leader }));
+  it.skipIf(process.env.ZK_CONNECT)(`leader killed and restarted every few seconds on a 3-node ensemble: exclusion holds${withJava}`, async () => {
+    report(await leaderKills({ root: space.root }, { processes: 5, durationMs: 15_000 * SCALE, workMs: 20, killEveryMs: 2500, minKills: 3, minPerSecond: MIN_RATE.leader, curator, javas: 1 }));
   }, 120_000 * SCALE);
 
   it('SIGKILL of random holders of a ReadWriteLock (random read and write holds): no reader overlaps a writer', async () => {

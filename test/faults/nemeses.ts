@@ -11,6 +11,7 @@ import { ZooKeeper } from '@zk/protocol';
 import { startZooKeeper, TcpProxy, waitFor } from '../harness/index.js';
 import { interleavedWriters, type HistoryEvent, type ResourceWrite, type Verdict } from './checker.js';
 import { FaultFixture, SESSION_TIMEOUT, writeEvidence, type ParticipantKind } from './fixture.js';
+import type { CuratorParticipants } from './java-participant.js';
 import { WORK_DIR, type NemesisRow } from './summary.js';
 
 /** Where a nemesis runs. */
@@ -33,6 +34,16 @@ export interface Sizing {
   workMs: number;
   /** Minimum acquisitions per second of the run (see the README for how they were chosen). */
   minPerSecond: number;
+  /** Curator participants (InterProcessMutex, `j<i>`) among the contenders, where the nemesis takes them (SIGSTOP, leader kills). */
+  javas?: number;
+  /** The compiled Curator participant; needed when `javas` > 0. */
+  curator?: CuratorParticipants | undefined;
+}
+
+/** Starts contender `i` of a run: the first `s.javas` are Curator participants, the others Node ones named `prefix<i>`. */
+function contender(fx: FaultFixture, s: Sizing, i: number, prefix: string, o: { connect: string; durationMs: number; workMs: number; sessionTimeoutMs?: number }): void {
+  if (s.curator && i < (s.javas ?? 0)) s.curator.spawn(fx, { who: `j${i}`, ...o });
+  else fx.spawn({ who: `${prefix}${i}`, ...o });
 }
 
 /** What a nemesis run found. */
@@ -139,7 +150,7 @@ export async function sigstopHolder(ctx: NemesisContext, s: Sizing & { pauses: n
       return acquired?.kind === 'acquired' && acquired.t > resumedAt && fx.holder() === 'paused' && fx.resource.writes.some((w) => w.who === 'paused' && w.t > acquired.t) ? true : undefined;
     };
     await waitFor('the victim to hold the lock and write', holding, 20_000, 5);
-    for (let i = 0; i < others; i++) fx.spawn({ who: `q${i}`, connect: ctx.connect, durationMs: s.durationMs - 2000, workMs: s.workMs });
+    for (let i = 0; i < others; i++) contender(fx, s, i, 'q', { connect: ctx.connect, durationMs: s.durationMs - 2000, workMs: s.workMs });
     // The first pause always; more while there is time for one more round (pause, take-over, wake).
     while (pauses < s.pauses && (pauses === 0 || Date.now() < fx.startedAt + s.durationMs - 8000)) {
       if (pauses > 0) await waitFor('the victim to hold the lock and write again', holding, 30_000, 5);
@@ -226,7 +237,7 @@ export async function leaderKills(ctx: Omit<NemesisContext, 'connect'>, s: Sizin
     await ensureRoot(ensemble.connectString, ctx.root);
     const fx = await FaultFixture.start({ root: ctx.root, lockPath: ctx.lockPath });
     try {
-      for (let i = 0; i < s.processes; i++) fx.spawn({ who: `l${i}`, connect: ensemble.connectString, durationMs: s.durationMs, workMs: s.workMs, sessionTimeoutMs: 6000 });
+      for (let i = 0; i < s.processes; i++) contender(fx, s, i, 'l', { connect: ensemble.connectString, durationMs: s.durationMs, workMs: s.workMs, sessionTimeoutMs: 6000 });
       let kills = 0;
       const deadline = fx.startedAt + s.durationMs - 5000;
       while (Date.now() < deadline) {

@@ -42,9 +42,9 @@ let curator: CuratorParticipants | undefined;
 const cast = (nodes: number, javas: number, durationMs: number, minPerSecond: number): Cast => ({ nodes, javas: curator ? javas : 0, curator, durationMs, workMs: 20, minPerSecond });
 const rounds: [name: string, run: Round][] = [
   ['sigkill', (ctx) => sigkillHolders(ctx, { processes, durationMs: roundMs, workMs, killEveryMs: 5000, minKills: Math.floor(roundMs / 10_000), minPerSecond: SOAK_MIN_RATE.sigkill })],
-  ['sigstop', (ctx) => sigstopHolder(ctx, { processes, durationMs: roundMs, workMs, victimWorkMs: 100, pauses: Math.floor(roundMs / 10_000), minPerSecond: SOAK_MIN_RATE.sigstop })],
+  ['sigstop', (ctx) => sigstopHolder(ctx, { processes, durationMs: roundMs, workMs, victimWorkMs: 100, pauses: Math.floor(roundMs / 10_000), minPerSecond: SOAK_MIN_RATE.sigstop, curator, javas: 1 })],
   ['partition', (ctx) => partitionHolder(ctx, { processes, durationMs: roundMs, workMs, gapMs: 4000, minPartitions: Math.floor(roundMs / 20_000), minPerSecond: SOAK_MIN_RATE.partition })],
-  ...(process.env.ZK_CONNECT ? [] : [['leader', (ctx: NemesisContext) => leaderKills(ctx, { processes, durationMs: roundMs, workMs, killEveryMs: 5000, minKills: Math.floor(roundMs / 10_000), minPerSecond: SOAK_MIN_RATE.leader })] as [string, Round]]),
+  ...(process.env.ZK_CONNECT ? [] : [['leader', (ctx: NemesisContext) => leaderKills(ctx, { processes, durationMs: roundMs, workMs, killEveryMs: 5000, minKills: Math.floor(roundMs / 10_000), minPerSecond: SOAK_MIN_RATE.leader, curator, javas: 1 })] as [string, Round]]),
   ['rwSigkill', (ctx) => sigkillHolders(ctx, { processes, durationMs: roundMs, workMs, killEveryMs: 5000, minKills: Math.floor(roundMs / 10_000), kind: 'rw', minPerSecond: SOAK_MIN_RATE.rwSigkill })],
   ['latency', (ctx) => latencyJitter(ctx, cast(3, 1, 12_000, NETWORK_MIN_RATE.latency), { min: 50, max: 200 })],
   ['oneWay', (ctx) => partitionHolders(ctx, { ...cast(2, 1, 16_000, NETWORK_MIN_RATE.oneWay), mode: 'drop', slowWorkMs: 1000, partitionMs: 4000, minStrikes: 2 })],
