@@ -215,8 +215,10 @@ export class FaultFixture {
       },
       resume: () => {
         const open = this.#openPauses.get(o.who);
-        proc.kill('SIGCONT');
+        // Stamped before the signal: the woken process may run (and stamp a line) on another core
+        // before this one reads the clock again.
         if (open) open.cont ??= process.hrtime.bigint();
+        proc.kill('SIGCONT');
       },
     };
     this.participants.push(p);
