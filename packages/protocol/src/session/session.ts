@@ -411,9 +411,9 @@ export class Session {
    * Client-side loss inference: the session is reported `lost` at {@link expiryDeadline}, the
    * earliest moment the ensemble may expire it (one negotiated timeout after the send time of the
    * newest request a server answered), less a small allowance for a timer that fires late. So no
-   * other client can have taken over its ephemeral nodes before the application hears of it. Only a connection that a server answered clears it
-   * (see #rearm); the real verdict comes on reconnect: `expired`, or `connected` if the session
-   * survived after all.
+   * other client can have taken over its ephemeral nodes before the application hears of it.
+   * Only a connection that a server answered clears it (see #rearm); the real verdict comes on
+   * reconnect: `expired`, or `connected` if the session survived after all.
    */
   #startLossTimer(): void {
     this.#clearLossTimer();
