@@ -12,8 +12,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { connectString, TestSpace } from '../harness/fixtures.js';
 import { curatorMissing } from '../harness/java.js';
 import { CuratorParticipants } from './java-participant.js';
-import { cheatControl, keepEvidence, leaderKills, partitionHolder, sigkillHolders, sigstopHolder, type NemesisResult } from './nemeses.js';
+import { cheatControl, leaderKills, partitionHolder, sigkillHolders, sigstopHolder } from './nemeses.js';
 import { recordRow } from './summary.js';
+import { report } from './report.js';
 import { MIN_RATE } from './rates.js';
 
 /** The CI run is the bounded subset; ZK_FAULTS_SCALE multiplies every duration. */
@@ -43,14 +44,6 @@ afterEach(async () => {
 });
 
 const ctx = () => ({ connect: connectString(), root: space.root });
-
-/** Records the row, shows the counts, and fails with every problem the run had (keeping the history). */
-function report(result: NemesisResult): void {
-  recordRow(result.row);
-  console.log(`${result.row.nemesis}: ${JSON.stringify({ ...result.counts, acquisitions: result.row.acquisitions, errors: result.row.participantErrors, ms: result.row.durationMs })}`);
-  const evidence = keepEvidence(result);
-  expect(result.problems, `history kept in ${evidence}`).toEqual([]);
-}
 
 describe.skipIf(soak)('faults - nemeses', () => {
   it('SIGKILL of random holders: no overlap, growing tokens, the lock passes on only after the session could expire', async () => {

@@ -13,10 +13,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { connectString, TestSpace } from '../harness/fixtures.js';
 import { curatorMissing } from '../harness/java.js';
 import { CuratorParticipants } from './java-participant.js';
-import { keepEvidence, type NemesisResult } from './nemeses.js';
 import { latencyJitter, mixedSigkill, partitionHolders, storm } from './network.js';
 import { MAX_STORM_CONNECTIONS_PER_SECOND, NETWORK_MIN_RATE } from './rates.js';
-import { recordRow } from './summary.js';
+import { report } from './report.js';
 
 /** ZK_FAULTS_SCALE multiplies every duration, as in nemeses.test.ts. */
 const SCALE = Math.max(1, Number(process.env.ZK_FAULTS_SCALE ?? 1));
@@ -44,14 +43,6 @@ afterEach(async () => {
 });
 
 const ctx = () => ({ connect: connectString(), root: space.root });
-
-/** Records the row, shows the counts, and fails with every problem the run had (keeping the history). */
-function report(result: NemesisResult, extra: Record<string, unknown> = {}): void {
-  recordRow(result.row);
-  console.log(`${result.row.nemesis}: ${JSON.stringify({ ...result.counts, ...extra, acquisitions: result.row.acquisitions, errors: result.row.participantErrors, ms: result.row.durationMs })}`);
-  const evidence = keepEvidence(result);
-  expect(result.problems, `history kept in ${evidence}`).toEqual([]);
-}
 
 describe.skipIf(soak)('faults - network nemeses', () => {
   it.skipIf(missing)(`Java's System.nanoTime() reads the clock of process.hrtime.bigint() (CLOCK_MONOTONIC), so Curator and Node events share one timeline${javaNote}`, async () => {
