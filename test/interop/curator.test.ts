@@ -5,7 +5,6 @@
  * exclusive create inside every critical section (see java/CuratorParticipant.java); the shared
  * queue order is checked by handing a lock from Node to Java to Node and back.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import { Mutex, ReadWriteLock, type Lease } from '@zk/locks';
 import { waitFor } from '../harness/index.js';
 import { connectString, TestSpace } from '../harness/fixtures.js';
 import { compileCurator, curatorMissing, type CompiledJava } from '../harness/java.js';
+import { handOvers, holdsById, killAll, Participant, type Result } from './participants.js';
 
 const JAVA_SOURCE = fileURLToPath(new URL('./java/CuratorParticipant.java', import.meta.url));
 const NODE_PARTICIPANT = fileURLToPath(new URL('./node-participant.mjs', import.meta.url));
@@ -25,84 +25,14 @@ const missing = curatorMissing();
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';
 const nodeName = (lockName: string) => new RegExp(`^_c_${UUID}-${lockName}\\d{10}$`);
 
-type Lang = 'java' | 'node';
 type Mode = 'mutex' | 'read' | 'write' | 'rw-mixed' | 'none';
-interface Result {
-  id: string;
-  acquisitions: number;
-  violations: number;
-}
 
 let compiled: CompiledJava | undefined;
 let space: TestSpace;
-const started = new Set<Participant>();
 
-/** One participant process; its stdout lines can be awaited. */
-class Participant {
-  readonly proc: ChildProcessWithoutNullStreams;
-  readonly exited: Promise<number | null>;
-  #out = '';
-  #err = '';
-  #exitCode: number | null | undefined;
-  #waiters: (() => void)[] = [];
-
-  constructor(
-    readonly lang: Lang,
-    args: string[],
-  ) {
-    this.proc =
-      lang === 'java'
-        ? spawn('java', ['-cp', compiled!.classpath, 'CuratorParticipant', ...args])
-        : spawn(process.execPath, [NODE_PARTICIPANT, ...args], { cwd: fileURLToPath(new URL('..', import.meta.url)) });
-    started.add(this);
-    this.proc.stdout.on('data', (d: Buffer) => {
-      this.#out += d.toString();
-      this.#wake();
-    });
-    this.proc.stderr.on('data', (d: Buffer) => (this.#err += d.toString()));
-    this.exited = new Promise((resolve) =>
-      this.proc.once('close', (code) => {
-        this.#exitCode = code;
-        started.delete(this);
-        this.#wake();
-        resolve(code);
-      }),
-    );
-  }
-
-  /** The lines printed so far. */
-  get lines(): string[] {
-    return this.#out.split('\n').filter((l) => l !== '');
-  }
-
-  /** Resolves once the process has printed `line`; rejects if it exits first. */
-  until(line: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        if (this.lines.includes(line)) return resolve();
-        if (this.#exitCode !== undefined) return reject(new Error(`${this.lang} participant exited ${this.#exitCode} before ${line}: ${this.#err.slice(-2000)}`));
-        this.#waiters.push(check);
-      };
-      check();
-    });
-  }
-
-  send(line: string): void {
-    this.proc.stdin.write(`${line}\n`);
-  }
-
-  /** The final JSON line of a counted run; rejects unless the process exited 0. */
-  async result(): Promise<Result> {
-    const code = await this.exited;
-    if (code !== 0) throw new Error(`${this.lang} participant exited ${code}: ${this.#err.slice(-2000)}`);
-    return JSON.parse(this.lines.at(-1) ?? '') as Result;
-  }
-
-  #wake(): void {
-    const waiters = this.#waiters;
-    this.#waiters = [];
-    for (const w of waiters) w();
-  }
+/** A participant of this suite: Java (ids starting with `j`) or Node, with the shared arguments. */
+function participant(lang: 'java' | 'node', args: string[]): Participant {
+  return lang === 'java' ? Participant.java(compiled!, 'CuratorParticipant', args) : Participant.node(NODE_PARTICIPANT, args);
 }
 
 interface Run {
@@ -120,7 +50,7 @@ async function contend(path: string, specs: { id: string; mode: Mode; iterations
   const markers = mkdtempSync(join(tmpdir(), 'zk-interop-markers-'));
   try {
     const connect = `${connectString()}${space.root}`;
-    const ps = specs.map((s) => new Participant(s.id.startsWith('j') ? 'java' : 'node', [connect, path, s.mode, String(s.iterations), markers, s.id]));
+    const ps = specs.map((s) => participant(s.id.startsWith('j') ? 'java' : 'node', [connect, path, s.mode, String(s.iterations), markers, s.id]));
     await Promise.all(ps.map((p) => p.until('READY')));
     const t0 = performance.now();
     for (const p of ps) p.send('go');
@@ -139,25 +69,6 @@ async function contend(path: string, specs: { id: string; mode: Mode; iterations
   }
 }
 
-/** How often consecutive holds in the log pass from one language to the other. */
-function handOvers(holds: Run['holds']): { javaToNode: number; nodeToJava: number } {
-  let javaToNode = 0;
-  let nodeToJava = 0;
-  for (let i = 1; i < holds.length; i++) {
-    const [a, b] = [holds[i - 1]!.id[0], holds[i]!.id[0]];
-    if (a === 'j' && b === 'n') javaToNode++;
-    if (a === 'n' && b === 'j') nodeToJava++;
-  }
-  return { javaToNode, nodeToJava };
-}
-
-/** Holds per participant id, counted from the log rather than taken from the participant. */
-function holdsById(holds: Run['holds']): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const h of holds) counts[h.id] = (counts[h.id] ?? 0) + 1;
-  return counts;
-}
-
 /** The lock's children in creation order (by the server's sequence suffix). */
 async function queue(path: string): Promise<string[]> {
   const admin = await space.admin();
@@ -174,7 +85,7 @@ function queued(path: string, n: number): Promise<string[]> {
 
 /** A Java participant that takes `mode` on `path` once and holds it until told to release. */
 function javaHolder(path: string, mode: 'mutex' | 'read' | 'write'): Participant {
-  return new Participant('java', [`${connectString()}${space.root}`, path, mode, 'hold', tmpdir(), `j-${mode}`]);
+  return participant('java', [`${connectString()}${space.root}`, path, mode, 'hold', tmpdir(), `j-${mode}`]);
 }
 
 /** An acquire whose progress the test can observe without awaiting it. */
@@ -199,8 +110,7 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 and @zk/locks on the
   });
 
   afterEach(async () => {
-    for (const p of started) p.proc.kill('SIGKILL');
-    await Promise.all([...started].map((p) => p.exited));
+    await killAll();
     const { leakedWatches } = await space.close();
     expect(leakedWatches).toBe(0);
   });

@@ -1,0 +1,135 @@
+/**
+ * Participant processes of the interop suites: a Java program on Debian's Curator jars or a Node
+ * script on the built packages, driven line by line over stdin/stdout. Shared by every recipe's
+ * interop test (curator.test.ts, and one file per recipe).
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { CompiledJava } from '../harness/java.js';
+
+/** Where Node participants run (so `@zk/*` resolve to the built workspace packages). */
+const TEST_DIR = fileURLToPath(new URL('..', import.meta.url));
+
+/** Every participant not yet exited: kill them in `afterEach` with {@link killAll}. */
+export const started = new Set<Participant>();
+
+/** The JSON result line of a counted run. */
+export interface Result {
+  id: string;
+  acquisitions: number;
+  violations: number;
+}
+
+/** One participant process; its stdout lines can be awaited. */
+export class Participant {
+  readonly proc: ChildProcessWithoutNullStreams;
+  readonly exited: Promise<number | null>;
+  #out = '';
+  #err = '';
+  #exitCode: number | null | undefined;
+  #waiters: (() => void)[] = [];
+
+  /** `lang` names the process in errors and hand-over counts; `command`/`args` start it. */
+  constructor(
+    readonly lang: 'java' | 'node',
+    command: string,
+    args: string[],
+  ) {
+    this.proc = spawn(command, args, { cwd: TEST_DIR });
+    started.add(this);
+    this.proc.stdout.on('data', (d: Buffer) => {
+      this.#out += d.toString();
+      this.#wake();
+    });
+    this.proc.stderr.on('data', (d: Buffer) => (this.#err += d.toString()));
+    this.exited = new Promise((resolve) =>
+      this.proc.once('close', (code) => {
+        this.#exitCode = code;
+        started.delete(this);
+        this.#wake();
+        resolve(code);
+      }),
+    );
+  }
+
+  /** A Java participant: `mainClass` from `compiled`. */
+  static java(compiled: CompiledJava, mainClass: string, args: string[]): Participant {
+    return new Participant('java', 'java', ['-cp', compiled.classpath, mainClass, ...args]);
+  }
+
+  /** A Node participant: the `.mjs` script at `script` (an absolute path). */
+  static node(script: string, args: string[]): Participant {
+    return new Participant('node', process.execPath, [script, ...args]);
+  }
+
+  /** The lines printed so far. */
+  get lines(): string[] {
+    return this.#out.split('\n').filter((l) => l !== '');
+  }
+
+  /** What the process wrote to stderr (the last 2,000 characters). */
+  get stderr(): string {
+    return this.#err.slice(-2000);
+  }
+
+  /** Resolves once the process has printed `line`; rejects if it exits first. */
+  until(line: string): Promise<void> {
+    return this.untilMatch((l) => l === line, line).then(() => undefined);
+  }
+
+  /** Resolves with the first printed line that `match` accepts; rejects if the process exits first. */
+  untilMatch(match: (line: string) => boolean, what = 'the expected line'): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const found = this.lines.find(match);
+        if (found !== undefined) return resolve(found);
+        if (this.#exitCode !== undefined) return reject(new Error(`${this.lang} participant exited ${this.#exitCode} before ${what}: ${this.stderr}`));
+        this.#waiters.push(check);
+      };
+      check();
+    });
+  }
+
+  /** Writes one line to the process's stdin. */
+  send(line: string): void {
+    this.proc.stdin.write(`${line}\n`);
+  }
+
+  /** The final JSON line of a counted run; rejects unless the process exited 0. */
+  async result<T = Result>(): Promise<T> {
+    const code = await this.exited;
+    if (code !== 0) throw new Error(`${this.lang} participant exited ${code}: ${this.stderr}`);
+    return JSON.parse(this.lines.at(-1) ?? '') as T;
+  }
+
+  #wake(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const w of waiters) w();
+  }
+}
+
+/** SIGKILLs every participant still running and waits until they are gone. */
+export async function killAll(): Promise<void> {
+  for (const p of started) p.proc.kill('SIGKILL');
+  await Promise.all([...started].map((p) => p.exited));
+}
+
+/** How often consecutive entries of a hold log pass from one language to the other (ids start with `j` or `n`). */
+export function handOvers(holds: readonly { id: string }[]): { javaToNode: number; nodeToJava: number } {
+  let javaToNode = 0;
+  let nodeToJava = 0;
+  for (let i = 1; i < holds.length; i++) {
+    const [a, b] = [holds[i - 1]!.id[0], holds[i]!.id[0]];
+    if (a === 'j' && b === 'n') javaToNode++;
+    if (a === 'n' && b === 'j') nodeToJava++;
+  }
+  return { javaToNode, nodeToJava };
+}
+
+/** Holds per participant id, counted from a hold log rather than taken from the participants. */
+export function holdsById(holds: readonly { id: string }[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const h of holds) counts[h.id] = (counts[h.id] ?? 0) + 1;
+  return counts;
+}
