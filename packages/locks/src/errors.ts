@@ -50,3 +50,11 @@ export class NotHeldError extends LockError {
 export class LeaseLostError extends LockError {
   override name = 'LeaseLostError';
 }
+
+/**
+ * A recipe used out of order: started twice, used after `close()`, or `run()` entered again
+ * while it runs.
+ */
+export class LockStateError extends LockError {
+  override name = 'LockStateError';
+}
