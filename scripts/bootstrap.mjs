@@ -1,18 +1,23 @@
 #!/usr/bin/env node
 // The README's commands go through here: `npm run demo`, `npm test`, `npm run zk -- start`.
 // It runs before anything is installed or built, so it is plain JavaScript with Node built-ins
-// only. Each step is skipped when its result is already there, so it is cheap to run again.
+// only. Each step first looks whether its result is already there and then does nothing, and
+// prints nothing: a run on a ready checkout goes straight to the action.
 //
-//   1. pnpm (corepack, else npm -g, else npx)
-//   2. workspace dependencies (pnpm install)
-//   3. ZooKeeper (scripts/install-zookeeper.sh) unless ZK_CONNECT names an existing ensemble
-//   4. build (tsc -b)
-//   5. the action: test | demo | zk | bench <args>
+//   1. workspace dependencies: node_modules is current when pnpm's copy of the lockfile
+//      (node_modules/.pnpm/lock.yaml) equals pnpm-lock.yaml; otherwise `pnpm install`, with
+//      pnpm found (in this order) in npx's cache, on PATH, through `corepack pnpm@<version>`
+//      (never `corepack enable`, which leaves a global shim behind), or fetched by npx
+//   2. ZooKeeper (scripts/install-zookeeper.sh, silent when installed) unless ZK_CONNECT names
+//      an existing ensemble; not for `zk stop` / `zk status`
+//   3. build: `tsc -b` of what the action runs (itself a no-op in about 0.2 s when up to date)
+//   4. the action: test | demo | zk | bench <args> | setup
 //
 // `test ... --soak 45m` (as in `npm run test:faults -- --soak 45m`) runs the fault soak instead:
 // ZK_FAULTS_SOAK=45m and test/faults/soak.test.ts only.
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -27,13 +32,9 @@ function log(msg) {
 
 function run(cmd, args, opts = {}) {
   const res = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: process.env, ...opts });
-  if (res.error) return { ok: false, status: 127, error: res.error };
-  return { ok: res.status === 0, status: res.status ?? 1 };
-}
-
-function works(cmd, args) {
-  const res = spawnSync(cmd, args, { cwd: root, stdio: 'ignore', env: process.env });
-  return !res.error && res.status === 0;
+  if (res.error) return { ok: false, status: 127, error: res.error, output: '' };
+  const output = opts.stdio === 'pipe' ? `${res.stdout ?? ''}${res.stderr ?? ''}` : '';
+  return { ok: res.status === 0, status: res.status ?? 1, output };
 }
 
 function fail(msg, status = 1) {
@@ -41,46 +42,83 @@ function fail(msg, status = 1) {
   process.exit(status);
 }
 
-/** Returns the command (and leading args) that runs pnpm. */
-function ensurePnpm() {
-  if (works('pnpm', ['--version'])) return ['pnpm'];
-  log('pnpm not found; enabling it through corepack');
-  const env = { ...process.env, COREPACK_ENABLE_DOWNLOAD_PROMPT: '0' };
-  if (works('corepack', ['enable']) && spawnSync('pnpm', ['--version'], { cwd: root, stdio: 'ignore', env }).status === 0) {
-    process.env.COREPACK_ENABLE_DOWNLOAD_PROMPT = '0';
-    return ['pnpm'];
-  }
-  log(`corepack did not work; installing pnpm@${PNPM_VERSION} with npm -g`);
-  if (run('npm', ['install', '-g', `pnpm@${PNPM_VERSION}`]).ok && works('pnpm', ['--version'])) return ['pnpm'];
-  log('npm -g did not work (not root?); using npx');
-  return ['npx', '-y', `pnpm@${PNPM_VERSION}`];
+// npm's own warnings (an unknown key in the user's .npmrc, ...) are not ours to print when npx
+// or corepack only fetches or starts pnpm.
+const npmQuietEnv = { ...process.env, npm_config_loglevel: 'error', npm_config_update_notifier: 'false', COREPACK_ENABLE_DOWNLOAD_PROMPT: '0' };
+
+/** `pnpm --version` through `cmd`, or undefined when it does not run. */
+function pnpmVersion(cmd, args) {
+  const res = spawnSync(cmd, [...args, '--version'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'], env: npmQuietEnv, encoding: 'utf8', timeout: 60_000 });
+  return !res.error && res.status === 0 ? res.stdout.trim() : undefined;
 }
 
-function ensureDependencies(pnpm) {
-  const marker = join(root, 'node_modules', '.modules.yaml');
+/** pnpm PNPM_VERSION as npx left it in its cache (`npx -y pnpm@<v>` on an earlier run), run with node directly. */
+function pnpmFromNpxCache() {
+  const cache = join(process.env.npm_config_cache || join(homedir(), '.npm'), '_npx');
+  let dirs = [];
+  try {
+    dirs = readdirSync(cache);
+  } catch {
+    return undefined;
+  }
+  for (const d of dirs) {
+    const pkg = join(cache, d, 'node_modules', 'pnpm');
+    try {
+      if (JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')).version === PNPM_VERSION && existsSync(join(pkg, 'bin', 'pnpm.cjs'))) {
+        return [process.execPath, join(pkg, 'bin', 'pnpm.cjs')];
+      }
+    } catch {
+      // not a pnpm install, or a half-written one
+    }
+  }
+  return undefined;
+}
+
+/** The command (and leading args) that runs pnpm; only called when an install is needed. */
+function findPnpm() {
+  const cached = pnpmFromNpxCache();
+  if (cached) return cached;
+  if (pnpmVersion('pnpm', [])?.startsWith('9.')) return ['pnpm'];
+  if (pnpmVersion('corepack', [`pnpm@${PNPM_VERSION}`]) === PNPM_VERSION) return ['corepack', `pnpm@${PNPM_VERSION}`];
+  const npx = ['npx', '-y', `pnpm@${PNPM_VERSION}`];
+  if (pnpmVersion(npx[0], npx.slice(1)) === PNPM_VERSION) return pnpmFromNpxCache() ?? npx;
+  fail(`could not run pnpm ${PNPM_VERSION} (tried npx's cache, pnpm on PATH, corepack and npx); install it (npm install -g pnpm@${PNPM_VERSION}) and run again`);
+}
+
+function dependenciesCurrent() {
   const lock = join(root, 'pnpm-lock.yaml');
-  if (existsSync(marker) && (!existsSync(lock) || statSync(lock).mtimeMs <= statSync(marker).mtimeMs)) return;
-  log('installing workspace dependencies');
-  const args = ['install'];
-  if (process.env.CI && existsSync(lock)) args.push('--frozen-lockfile');
-  const [cmd, ...pre] = pnpm;
-  if (!run(cmd, [...pre, ...args]).ok) fail('pnpm install failed');
+  const copy = join(root, 'node_modules', '.pnpm', 'lock.yaml');
+  if (!existsSync(join(root, 'node_modules', '.modules.yaml')) || !existsSync(copy) || !existsSync(lock)) return false;
+  return readFileSync(lock, 'utf8') === readFileSync(copy, 'utf8');
+}
+
+function ensureDependencies() {
+  if (dependenciesCurrent()) return;
+  const started = performance.now();
+  const [cmd, ...pre] = findPnpm();
+  const args = ['install', '--reporter=append-only'];
+  if (process.env.CI) args.push('--frozen-lockfile');
+  // The output is kept and shown only if the install fails. On a fresh clone pnpm also warns
+  // that it cannot link the `zk-lock` bin: its target (packages/locks/dist) exists only after
+  // the build below, and nothing here runs zk-lock through node_modules/.bin.
+  const res = run(cmd, [...pre, ...args], { stdio: 'pipe', encoding: 'utf8', env: npmQuietEnv });
+  if (!res.ok) {
+    process.stderr.write(res.output);
+    fail(`pnpm install failed (exit ${res.status})`);
+  }
+  log(`installed the workspace dependencies (${((performance.now() - started) / 1000).toFixed(1)} s)`);
 }
 
 function ensureZooKeeper() {
   const res = run('bash', [join(root, 'scripts', 'install-zookeeper.sh')], { stdio: ['ignore', 'ignore', 'inherit'] });
-  if (process.env.ZK_CONNECT) {
-    // The servers come from ZK_CONNECT; the jars are still wanted by the Java conformance and
-    // interop suites, but their absence is not fatal here.
-    log(`using the ensemble in ZK_CONNECT (${process.env.ZK_CONNECT})`);
-    return;
-  }
+  if (process.env.ZK_CONNECT) return; // the servers come from ZK_CONNECT; the jars are only wanted by the Java suites
   if (!res.ok) fail('ZooKeeper is not installed and could not be installed (see the message above), or set ZK_CONNECT=host:port to use an existing one');
 }
 
-function build(pnpm) {
-  const [cmd, ...pre] = pnpm;
-  if (!run(cmd, [...pre, 'exec', 'tsc', '-b']).ok) fail('build failed (tsc -b)');
+/** `tsc -b` of one project (`.` for all); TypeScript comes from the workspace, no pnpm needed. */
+function build(project) {
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  if (!run(process.execPath, [tsc, '-b', project]).ok) fail(`build failed (tsc -b ${project})`);
 }
 
 /** `--soak <duration>` (or `--soak=<duration>`): sets ZK_FAULTS_SOAK and narrows the run to the soak file. */
@@ -95,16 +133,20 @@ function soakArgs(args) {
   return ['--project', 'integration', ...kept, 'test/faults/soak.test.ts'];
 }
 
-const pnpm = ensurePnpm();
-ensureDependencies(pnpm);
-ensureZooKeeper();
-build(pnpm);
+// What each action needs built: the demo and zk scripts need protocol, locks and the harness
+// (scripts/tsconfig.json references them), the bench its own project, tests everything.
+const projects = { test: '.', demo: 'scripts', zk: 'scripts', bench: 'bench', setup: '.' };
+if (!(action in projects)) fail(`unknown action ${action}; use test, demo, zk, bench or setup`, 2);
 
-const [cmd, ...pre] = pnpm;
+ensureDependencies();
+// `zk stop` and `zk status` only talk to a server already started.
+if (!(action === 'zk' && ['stop', 'status'].includes(rest[0] ?? ''))) ensureZooKeeper();
+build(projects[action]);
+
 let res;
 switch (action) {
   case 'test':
-    res = run(cmd, [...pre, 'exec', 'vitest', 'run', ...soakArgs(rest)]);
+    res = run(process.execPath, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...soakArgs(rest)]);
     break;
   case 'demo':
     res = run(process.execPath, [join(root, 'scripts', 'dist', 'demo.js'), ...rest]);
@@ -115,10 +157,7 @@ switch (action) {
   case 'bench':
     res = run(process.execPath, ['--expose-gc', join(root, 'bench', 'dist', 'run.js'), ...rest]);
     break;
-  case 'setup':
-    res = { ok: true, status: 0 };
-    break;
   default:
-    fail(`unknown action ${action}; use test, demo, zk, bench or setup`, 2);
+    res = { ok: true, status: 0 };
 }
 process.exit(res.status);

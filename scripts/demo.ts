@@ -58,25 +58,39 @@ function worker(name: string, lockArgs: string[], workMs: number, events: string
   return { proc, done };
 }
 
-/** Prints the queue whenever it changes, until `until` settles. */
-async function watchQueue(zk: ZooKeeper, path: string, until: Promise<unknown>): Promise<void> {
+/**
+ * Prints the queue whenever it changes, until `until` settles. Returns the groups of holders it
+ * saw, each in queue order (a group that is part of the one before it, as a reader left while
+ * the other still held, is not a new group).
+ */
+async function watchQueue(zk: ZooKeeper, path: string, until: Promise<unknown>): Promise<string[][]> {
   let last = '';
   let finished = false;
+  const groups: string[][] = [];
   void until.finally(() => (finished = true));
   while (!finished) {
-    const line = render(await inspectLock(zk, path));
+    const state = await inspectLock(zk, path);
+    const line = render(state);
     if (line !== last) {
       say(dim(`    queue ${line}`));
       last = line;
     }
+    const holders = state.holders.map((e) => entryName(e.data));
+    const previous = groups.at(-1) ?? [];
+    if (holders.length > 0 && !holders.every((h) => previous.includes(h))) groups.push(holders);
     await new Promise((r) => setTimeout(r, 100));
   }
+  return groups;
+}
+
+/** The worker's name from a lock node's data (zk-lock stores its command line there). */
+function entryName(data: Buffer): string {
+  return /-e .* (\S+)$/.exec(String((JSON.parse(data.toString()) as { command?: string }).command ?? ''))?.[1] ?? '?';
 }
 
 function render(state: LockState): string {
-  const name = (data: Buffer) => /-e .* (\S+)$/.exec(String((JSON.parse(data.toString()) as { command?: string }).command ?? ''))?.[1] ?? '?';
-  const holders = state.holders.map((e) => `${name(e.data)}${e.kind === 'lock' ? '' : `(${e.kind})`}`).join(' ');
-  const waiters = state.waiters.map((e) => `${name(e.data)}${e.kind === 'lock' ? '' : `(${e.kind})`}`).join(' ');
+  const holders = state.holders.map((e) => `${entryName(e.data)}${e.kind === 'lock' ? '' : `(${e.kind})`}`).join(' ');
+  const waiters = state.waiters.map((e) => `${entryName(e.data)}${e.kind === 'lock' ? '' : `(${e.kind})`}`).join(' ');
   return holders ? `[holds: ${holders}]${waiters ? ` waiting: ${waiters}` : ''}` : '[free]';
 }
 
@@ -129,15 +143,17 @@ async function readWriteScene(zk: ZooKeeper): Promise<void> {
   say('');
   say(bold('3. Readers share a ReadWriteLock; a queued writer waits for them, then holds it alone'));
   const events: string[] = [];
-  const runs = [worker('reader-1', ['--read', path], 1200, events).done, worker('reader-2', ['--read', path], 1200, events).done];
-  await queued(zk, path, 2);
-  runs.push(worker('writer', ['--write', path], 600, events).done);
-  await queued(zk, path, 3);
-  runs.push(worker('reader-3', ['--read', path], 300, events).done);
+  // Each one queues before the next starts, so the queue order is the order of the names.
+  const runs: Array<Promise<number>> = [];
+  for (const [name, mode, workMs] of [['reader-1', '--read', 1200], ['reader-2', '--read', 1200], ['writer', '--write', 600], ['reader-3', '--read', 300]] as const) {
+    runs.push(worker(name, [mode, path], workMs, events).done);
+    await queued(zk, path, runs.length);
+  }
   const all = Promise.all(runs);
-  await watchQueue(zk, path, all);
+  const groups = await watchQueue(zk, path, all);
   await all;
-  summary.push(`read-write: ${events.map((e) => e.split(':')[0]).join(' -> ')} (readers 1 and 2 together, the writer alone, reader 3 after it)`);
+  // Holders in queue order: readers that held together joined by +, one group after the other.
+  summary.push(`read-write: ${groups.map((g) => g.join(' + ')).join(' -> ')} (queue order: readers 1 and 2 together, the writer alone, reader 3 after it)`);
 }
 
 async function removeTree(zk: ZooKeeper, path: string): Promise<void> {

@@ -1,9 +1,12 @@
 /**
- * `npm run zk -- start [--servers 1|3|5] [--dir .zk]`: a local ZooKeeper standalone server or
- * ensemble that outlives the command; `status` and `stop` manage it. The servers belong to a
- * detached `serve` process, which stops them (and removes their data) when told to.
+ * `npm run zk -- start [--servers 1|3|5] [--port 2181] [--dir .zk]`: a local ZooKeeper
+ * standalone server or ensemble that outlives the command; `status` and `stop` manage it. The
+ * servers belong to a detached `serve` process, which stops them (and removes their data) when
+ * told to. They listen on 127.0.0.1:2181 (2181-2183 for three servers), the port zk-lock and the
+ * examples default to, when free; otherwise on ports the OS chooses.
  */
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,16 +56,22 @@ async function start(): Promise<number> {
     process.stderr.write('--servers must be 1, 3 or 5\n');
     return 2;
   }
+  const port = Number(option('port', '2181'));
+  if (!Number.isInteger(port) || port < 1 || port + servers - 1 > 65535) {
+    process.stderr.write('--port must be a TCP port (the first of --servers consecutive ones)\n');
+    return 2;
+  }
   mkdirSync(dir, { recursive: true });
   const log = openSync(join(dir, 'serve.log'), 'a');
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), 'serve', '--servers', String(servers), '--dir', dir], { detached: true, stdio: ['ignore', log, log] });
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), 'serve', '--servers', String(servers), '--port', String(port), '--dir', dir], { detached: true, stdio: ['ignore', log, log] });
   child.unref();
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     const state = readState();
     if (state) {
       process.stdout.write(`${state.connectString}\n`);
-      process.stderr.write(`started ${servers} server(s); export ZK_CONNECT=${state.connectString}\n`);
+      const taken = state.members[0]?.port !== port ? ` (port ${port} was taken)` : '';
+      process.stderr.write(`started ${servers} server(s)${taken}; export ZK_CONNECT=${state.connectString}\n`);
       return 0;
     }
     if (child.exitCode !== null) break;
@@ -72,9 +81,26 @@ async function start(): Promise<number> {
   return 1;
 }
 
+/** `count` ports from `first` when every one is free on 127.0.0.1, else undefined. */
+async function portsFrom(first: number, count: number): Promise<number[] | undefined> {
+  const ports = Array.from({ length: count }, (_, i) => first + i);
+  for (const port of ports) {
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (!free) return undefined;
+  }
+  return ports;
+}
+
 async function serve(): Promise<void> {
   const servers = Number(option('servers', '1')) as 1 | 3 | 5;
-  const ensemble = await startZooKeeper({ servers, own: true });
+  const first = Number(option('port', '2181'));
+  const clientPorts = await portsFrom(first, servers);
+  if (!clientPorts) process.stderr.write(`127.0.0.1:${first}${servers > 1 ? `-${first + servers - 1}` : ''} is taken; using ports the OS chooses\n`);
+  const ensemble = await startZooKeeper({ servers, own: true, ...(clientPorts ? { clientPorts } : {}) });
   const state: State = {
     pid: process.pid,
     servers,
@@ -137,6 +163,6 @@ switch (command) {
     process.exitCode = status();
     break;
   default:
-    process.stdout.write('usage: npm run zk -- start [--servers 1|3|5] [--dir .zk] | status | stop\n');
+    process.stdout.write('usage: npm run zk -- start [--servers 1|3|5] [--port 2181] [--dir .zk] | status | stop\n');
     process.exitCode = command === 'help' || command === '--help' ? 0 : 2;
 }

@@ -80,6 +80,11 @@ export interface StartOptions {
   jvmOptions?: readonly string[];
   /** Local servers only: run them under `taskset -c <cpus>` (the bench's pinned mode). */
   cpus?: string;
+  /**
+   * Local servers only: the client port of each server, in order (`npm run zk -- start` asks for
+   * 2181, ... when free). Default: ports the OS chooses. A port taken meanwhile fails the start.
+   */
+  clientPorts?: readonly number[];
 }
 
 /**
@@ -102,7 +107,7 @@ export async function startZooKeeper(options: StartOptions = {}): Promise<ZooKee
     try {
       return await startLocal(count, options, install, started);
     } catch (err) {
-      if (attempt >= 3 || !(err instanceof PortConflictError)) throw err;
+      if (attempt >= 3 || !(err instanceof PortConflictError) || options.clientPorts) throw err;
     }
   }
 }
@@ -117,7 +122,7 @@ async function startLocal(count: number, options: StartOptions, install: LocalIn
   const portList = await freePorts(count * 3);
   const members = Array.from({ length: count }, (_, i) => ({
     id: i + 1,
-    ports: { client: portList[i * 3], peer: portList[i * 3 + 1], election: portList[i * 3 + 2] } as ServerPorts,
+    ports: { client: options.clientPorts?.[i] ?? portList[i * 3], peer: portList[i * 3 + 1], election: portList[i * 3 + 2] } as ServerPorts,
   }));
   const servers = members.map(
     (m) =>
