@@ -1,0 +1,194 @@
+#!/usr/bin/env node
+// Publishing @zk/protocol and @zk/locks goes through here, and only through here
+// (.changeset/README.md has the whole flow):
+//
+//   npm run release          clean build, pack and check every public package, then
+//                            `changeset publish` (pnpm publish of the versions not yet published)
+//   npm run release:check    the same up to the publish, then `pnpm publish --dry-run` (CI)
+//   node scripts/release.mjs --pack <dir>
+//                            build, pack and check only, leaving the tarballs in <dir> (the
+//                            consumer test installs them)
+//   node scripts/release.mjs --check <tarball>...
+//                            only the checks, on tarballs made some other way
+//   node ../../scripts/release.mjs --guard
+//                            the packages' prepublishOnly: refuses a publish by anything but
+//                            pnpm, which alone turns `workspace:^` into a real version range
+//
+// Plain JavaScript with Node built-ins only, like bootstrap.mjs. pnpm, changeset and tsc come
+// from node_modules/.bin (root devDependencies).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bin = (name) => join(root, 'node_modules', '.bin', name);
+// changeset publish runs `pnpm publish`: the pnpm of the devDependencies.
+process.env.PATH = `${join(root, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`;
+
+function fail(msg) {
+  process.stderr.write(`[release] ${msg}\n`);
+  process.exit(1);
+}
+
+function log(msg) {
+  process.stderr.write(`[release] ${msg}\n`);
+}
+
+function run(cmd, args, opts = {}) {
+  const res = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: process.env, ...opts });
+  if (res.error) fail(`${cmd} ${args.join(' ')}: ${res.error.message}`);
+  if (res.status !== 0) fail(`${relative(root, cmd) || cmd} ${args.join(' ')} exited with ${res.status}`);
+  return res;
+}
+
+/** The workspace packages that are published: packages/* that are not private. */
+function publicPackages() {
+  const dir = join(root, 'packages');
+  return readdirSync(dir)
+    .map((name) => join(dir, name))
+    .filter((p) => existsSync(join(p, 'package.json')))
+    .map((p) => ({ dir: p, manifest: JSON.parse(readFileSync(join(p, 'package.json'), 'utf8')) }))
+    .filter((p) => !p.manifest.private);
+}
+
+const DEPENDENCY_FIELDS = ['dependencies', 'peerDependencies', 'optionalDependencies', 'devDependencies'];
+
+/** Every way `manifest` still refers to the workspace (`workspace:`, `link:`, `file:` ranges). */
+function workspaceRanges(manifest) {
+  const found = [];
+  for (const field of DEPENDENCY_FIELDS) {
+    for (const [name, range] of Object.entries(manifest[field] ?? {})) {
+      if (/^(workspace|link|file):/.test(String(range))) found.push(`${field}.${name}: ${range}`);
+    }
+  }
+  return found;
+}
+
+function listFiles(dir, base = dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? listFiles(join(dir, e.name), base) : [relative(base, join(dir, e.name))],
+  );
+}
+
+/**
+ * Checks an unpacked tarball (`<dir>/package`) the way a user of the published package meets
+ * it; returns the problems found (none when it is fit to publish).
+ */
+function checkPacked(unpacked) {
+  const problems = [];
+  const manifest = JSON.parse(readFileSync(join(unpacked, 'package.json'), 'utf8'));
+  const files = new Set(listFiles(unpacked));
+  for (const r of workspaceRanges(manifest)) problems.push(`package.json keeps a workspace range (${r}): npm cannot install it`);
+  for (const field of ['license', 'repository', 'homepage', 'bugs', 'keywords', 'engines']) {
+    if (manifest[field] === undefined) problems.push(`package.json has no "${field}"`);
+  }
+  for (const f of ['LICENSE', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'src/index.ts']) {
+    if (!files.has(f)) problems.push(`${f} is missing`);
+  }
+  if (files.has('LICENSE') && readFileSync(join(unpacked, 'LICENSE'), 'utf8') !== readFileSync(join(root, 'LICENSE'), 'utf8')) {
+    problems.push('LICENSE differs from the repository LICENSE');
+  }
+  for (const f of files) {
+    if (/\.test\.|(^|\/)testing\/|tsbuildinfo/.test(f)) problems.push(`${f} is shipped (tests and build state stay out)`);
+  }
+  // Every file the exports and bin name is there.
+  const targets = [];
+  const walk = (v) => (typeof v === 'string' ? targets.push(v) : v && typeof v === 'object' && Object.values(v).forEach(walk));
+  walk(manifest.exports);
+  walk(manifest.bin);
+  for (const t of targets) {
+    if (!files.has(t.replace(/^\.\//, ''))) problems.push(`${t} (named in exports or bin) is missing`);
+  }
+  // Source maps and declaration maps resolve inside the tarball: a debugger or "go to
+  // definition" lands on the shipped TypeScript, and a map whose source is gone gives away a
+  // stale build output.
+  for (const f of files) {
+    if (!f.endsWith('.map')) continue;
+    const map = JSON.parse(readFileSync(join(unpacked, f), 'utf8'));
+    for (const source of map.sources ?? []) {
+      const target = relative(unpacked, resolve(unpacked, dirname(f), map.sourceRoot ?? '', source));
+      if (!files.has(target)) problems.push(`${f} points at ${target}, which is not in the tarball (a stale build output?)`);
+    }
+  }
+  return problems;
+}
+
+/** Unpacks `tarball` into a temporary directory and checks it. */
+function checkTarball(tarball) {
+  const unpacked = mkdtempSync(join(tmpdir(), 'zk-release-'));
+  try {
+    run('tar', ['-xzf', tarball, '-C', unpacked]);
+    return checkPacked(join(unpacked, 'package'));
+  } finally {
+    rmSync(unpacked, { recursive: true, force: true });
+  }
+}
+
+/** Packs every public package with pnpm into `dest`, unpacks and checks each; returns the tarballs. */
+function packAll(dest) {
+  const tarballs = [];
+  const problems = [];
+  for (const { dir, manifest } of publicPackages()) {
+    // npm's and pnpm's tarball name: @scope/name 1.2.3 -> scope-name-1.2.3.tgz
+    const tarball = join(dest, `${manifest.name.replace(/^@/, '').replace('/', '-')}-${manifest.version}.tgz`);
+    rmSync(tarball, { force: true });
+    run(bin('pnpm'), ['pack', '--pack-destination', dest], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+    if (!existsSync(tarball)) fail(`pnpm pack of ${manifest.name} did not make ${tarball}`);
+    for (const p of checkTarball(tarball)) problems.push(`${manifest.name}: ${p}`);
+    tarballs.push({ name: manifest.name, version: manifest.version, dir, tarball, bytes: statSync(tarball).size });
+  }
+  if (problems.length > 0) fail(`the packed packages are not fit to publish:\n  ${problems.join('\n  ')}`);
+  return tarballs;
+}
+
+/** prepublishOnly of each package: only pnpm (through changeset publish) may publish. */
+function guard() {
+  const agent = process.env.npm_config_user_agent ?? '';
+  if (!agent.startsWith('pnpm/')) {
+    fail(
+      `publish with \`npm run release\` at the repository root, not \`${agent.split(' ')[0] || 'npm'} publish\`: ` +
+        'only pnpm replaces "workspace:^" with a real version range, and the release checks the tarballs first',
+    );
+  }
+}
+
+function pendingChangesets() {
+  return readdirSync(join(root, '.changeset')).filter((f) => f.endsWith('.md') && f !== 'README.md');
+}
+
+const args = process.argv.slice(2);
+if (args[0] === '--guard') {
+  guard();
+} else if (args[0] === '--check') {
+  if (args.length < 2) fail('--check needs tarballs');
+  const problems = args.slice(1).flatMap((t) => checkTarball(resolve(t)).map((p) => `${relative(process.cwd(), t)}: ${p}`));
+  if (problems.length > 0) fail(`not fit to publish:\n  ${problems.join('\n  ')}`);
+} else if (args[0] === '--pack') {
+  if (!args[1]) fail('--pack needs a directory');
+  run(bin('tsc'), ['-b']);
+  for (const t of packAll(resolve(args[1]))) process.stdout.write(`${JSON.stringify(t)}\n`);
+} else {
+  const dryRun = args.includes('--dry-run');
+  if (!dryRun) {
+    const dirty = spawnSync('git', ['status', '--porcelain'], { cwd: root, encoding: 'utf8' }).stdout.trim();
+    if (dirty) fail(`the working tree has uncommitted changes; commit them first:\n${dirty}`);
+    const pending = pendingChangesets();
+    if (pending.length > 0) fail(`pending changesets (${pending.join(', ')}): run \`npm run version-packages\` and commit first`);
+  }
+  // A clean build, so no output of a deleted source ships.
+  for (const { dir } of publicPackages()) rmSync(join(dir, 'dist'), { recursive: true, force: true });
+  run(bin('tsc'), ['-b']);
+  const dest = mkdtempSync(join(tmpdir(), 'zk-release-'));
+  try {
+    for (const t of packAll(dest)) log(`${t.name}@${t.version}: ${relative(dest, t.tarball)}, ${(t.bytes / 1024).toFixed(1)} KiB, checked`);
+  } finally {
+    rmSync(dest, { recursive: true, force: true });
+  }
+  if (dryRun) {
+    for (const { dir } of publicPackages()) run(bin('pnpm'), ['publish', '--dry-run', '--no-git-checks'], { cwd: dir });
+  } else {
+    run(bin('changeset'), ['publish']);
+  }
+}
