@@ -58,3 +58,8 @@ export class LeaseLostError extends LockError {
 export class LockStateError extends LockError {
   override name = 'LockStateError';
 }
+
+/** A shared count node that does not hold a count (fewer than the 4 bytes of Curator's `SharedCount`). */
+export class SharedCountError extends LockError {
+  override name = 'SharedCountError';
+}
