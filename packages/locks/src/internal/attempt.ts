@@ -147,6 +147,22 @@ export function connected(zk: ZooKeeper): Promise<void> {
 }
 
 /**
+ * Resolves once the client is connected; rejects with `stop`'s reason if it aborts first, or as
+ * {@link connected} does when the session ends.
+ */
+export function connectedUnless(zk: ZooKeeper, stop: AbortSignal): Promise<void> {
+  if (stop.aborted) return Promise.reject(stop.reason);
+  return new Promise<void>((resolve, reject) => {
+    const onStop = () => reject(stop.reason);
+    stop.addEventListener('abort', onStop, { once: true });
+    connected(zk).then(
+      () => (stop.removeEventListener('abort', onStop), resolve()),
+      (err: unknown) => (stop.removeEventListener('abort', onStop), reject(err)),
+    );
+  });
+}
+
+/**
  * Guaranteed delete (Curator's `guaranteed()`): retried across reconnects until the node is gone
  * or the session is (which takes its ephemeral nodes along).
  */

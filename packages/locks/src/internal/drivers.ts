@@ -2,7 +2,7 @@
  * Lock drivers: the pure decision each recipe makes from the sorted children and our node
  * (Curator's `LockInternalsDriver.getsTheLock`). The acquire engine does the I/O.
  */
-import { MUTEX_LOCK_NAME, MUTEX_LOCK_NAMES, READ_LOCK_NAME, READ_WRITE_LOCK_NAMES, WRITE_LOCK_NAME } from './names.js';
+import { LATCH_LOCK_NAME, LATCH_LOCK_NAMES, MUTEX_LOCK_NAME, MUTEX_LOCK_NAMES, READ_LOCK_NAME, READ_WRITE_LOCK_NAMES, WRITE_LOCK_NAME } from './names.js';
 
 /** What the engine should do next. */
 export type Decision =
@@ -37,6 +37,9 @@ function firstInLine(sorted: readonly string[], ours: string): Decision {
 
 /** `InterProcessMutex`: FIFO, one holder. */
 export const mutexDriver: LockDriver = { lockName: MUTEX_LOCK_NAME, sortNames: MUTEX_LOCK_NAMES, decide: firstInLine };
+
+/** `LeaderLatch`: the first latch node leads; each other one watches the node right before it. */
+export const latchDriver: LockDriver = { lockName: LATCH_LOCK_NAME, sortNames: LATCH_LOCK_NAMES, decide: firstInLine };
 
 /** The write side of `InterProcessReadWriteLock`: first among readers and writers. */
 export const writeDriver: LockDriver = { lockName: WRITE_LOCK_NAME, sortNames: READ_WRITE_LOCK_NAMES, decide: firstInLine };

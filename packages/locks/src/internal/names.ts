@@ -25,6 +25,9 @@ export const READ_LOCK_NAME = '__READ__';
 /** `InterProcessReadWriteLock`'s write lock name. */
 export const WRITE_LOCK_NAME = '__WRIT__';
 
+/** `LeaderLatch`'s node name. */
+export const LATCH_LOCK_NAME = 'latch-';
+
 /** A new per-attempt id (a random UUID, as Curator uses). */
 export function newAttemptId(): string {
   return randomUUID();
@@ -67,5 +70,7 @@ export function sortChildren(children: readonly string[], lockNames: readonly st
 
 /** Sort-key sets of the two Curator recipes. */
 export const MUTEX_LOCK_NAMES: readonly string[] = [MUTEX_LOCK_NAME];
+/** `LeaderLatch` sorts on its name. */
+export const LATCH_LOCK_NAMES: readonly string[] = [LATCH_LOCK_NAME];
 /** The read-write lock sorts on both names (`SortingLockInternalsDriver`). */
 export const READ_WRITE_LOCK_NAMES: readonly string[] = [READ_LOCK_NAME, WRITE_LOCK_NAME];
