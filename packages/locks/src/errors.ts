@@ -59,6 +59,20 @@ export class LockStateError extends LockError {
   override name = 'LockStateError';
 }
 
+/**
+ * The reason of an aborted `lease.revocationRequested`: another process asked the holder of
+ * `node` to give the lock up (a request, not a loss: the lock is held until released).
+ */
+export class RevocationRequestedError extends LockError {
+  override name = 'RevocationRequestedError';
+  /** The lock node the request was written to. */
+  readonly node: string;
+  constructor(path: string, node: string) {
+    super(path, `revocation of lock ${path} requested (node ${node})`);
+    this.node = node;
+  }
+}
+
 /** A shared count node that does not hold a count (fewer than the 4 bytes of Curator's `SharedCount`). */
 export class SharedCountError extends LockError {
   override name = 'SharedCountError';

@@ -1,9 +1,10 @@
 /**
  * A held lock: its fencing token, a signal that aborts when the hold is at risk, and release.
  */
-import type { Transaction, ZooKeeper } from '@zk/protocol';
-import { LeaseLostError, NotHeldError } from './errors.js';
-import { deleteGuaranteed } from './internal/engine.js';
+import { NoNodeError, ZooKeeperError, type Transaction, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
+import { LeaseLostError, NotHeldError, RevocationRequestedError } from './errors.js';
+import { connected, deleteGuaranteed } from './internal/engine.js';
+import { isRevokeMessage } from './revocation.js';
 
 /** @internal What every handle of one hold shares. */
 export interface LeaseCore {
@@ -12,6 +13,10 @@ export interface LeaseCore {
   readonly nodePath: string;
   readonly fencingToken: bigint;
   readonly controller: AbortController;
+  /** Aborted when another process asks for the lock (only when acquired with `revocable`). */
+  readonly revocation: AbortController;
+  /** Whether revocation requests reach `revocation`. */
+  readonly revocable: boolean;
   /** Handles not yet released (reentrant acquires add one each). */
   refs: number;
   released: boolean;
@@ -62,6 +67,27 @@ export class Lease implements AsyncDisposable {
    */
   get signal(): AbortSignal {
     return this.#core.controller.signal;
+  }
+  /**
+   * Aborts when another process asks this holder to give the lock up (a Curator
+   * `Revoker.attemptRevoke`, or {@link revoke} / {@link revokeHolders}), if the lock was acquired
+   * with `revocable: true`; never aborts otherwise. `reason` is a {@link RevocationRequestedError}.
+   * It is only a request: the lock stays held until you call `release()`. A request made while
+   * the acquire was still queued is delivered as soon as the lock is held (Curator delivers it
+   * to the waiter). Reentrant acquires share their first acquire's setting.
+   *
+   * @example
+   * ```ts
+   * const lease = await mutex.acquire({ revocable: true });
+   * lease.revocationRequested.addEventListener('abort', () => void finishSoon().then(() => lease.release()));
+   * ```
+   */
+  get revocationRequested(): AbortSignal {
+    return this.#core.revocation.signal;
+  }
+  /** Whether this hold listens for revocation requests (acquired with `revocable: true`). */
+  get revocable(): boolean {
+    return this.#core.revocable;
   }
   /** True until this handle is released or the hold is lost. */
   get held(): boolean {
@@ -119,9 +145,13 @@ export interface GuardOptions {
   suspendedGrace?: number | undefined;
 }
 
-/** @internal Starts guarding a hold: returns its core. */
-export function guard(zk: ZooKeeper, lockPath: string, nodePath: string, fencingToken: bigint, options: GuardOptions, onEnd: () => void): LeaseCore {
+/**
+ * @internal Starts guarding a hold: returns its core. `revocable`: deliver revocation requests
+ * (the node's data set to Curator's `__REVOKE__`) to `core.revocation`.
+ */
+export function guard(zk: ZooKeeper, lockPath: string, nodePath: string, fencingToken: bigint, options: GuardOptions, onEnd: () => void, revocable = false): LeaseCore {
   const controller = new AbortController();
+  const revocation = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const lose = (why: string, cause?: unknown) => {
     if (!controller.signal.aborted) controller.abort(new LeaseLostError(lockPath, `lease on ${lockPath} lost: ${why}`, { cause }));
@@ -143,19 +173,36 @@ export function guard(zk: ZooKeeper, lockPath: string, nodePath: string, fencing
       lose(`session ${state}`);
     }
   });
-  const onOwnNode = (e: { type: string }) => {
-    if (e.type === 'NodeDeleted' && !core.released) lose('the lock node was deleted');
+  // A ZooKeeper watch fires once. A data change (which is how a Curator Revoker asks for the lock)
+  // uses it up, so the watch is set again at once; a deletion in between makes that getData fail
+  // with NoNode. getData rather than exists: on a missing node it leaves no watch behind.
+  const watchOwnNode = (): void => {
+    if (core.released || controller.signal.aborted) return;
+    zk.getData(nodePath, { watch: onOwnNode }).then(
+      ({ data }) => {
+        if (revocable && isRevokeMessage(data) && !revocation.signal.aborted) revocation.abort(new RevocationRequestedError(lockPath, nodePath));
+      },
+      (err: unknown) => {
+        if (core.released) return;
+        if (err instanceof NoNodeError) return lose('the lock node is gone');
+        // Cut off: set the watch again once connected (the state listener covers a session that ends).
+        if (err instanceof ZooKeeperError && err.isRetryable) connected(zk).then(watchOwnNode, () => undefined);
+      },
+    );
   };
-  zk.exists(nodePath, { watch: onOwnNode }).then(
-    (stat) => stat === null && lose('the lock node is gone'),
-    () => undefined, // a failure here is a connection problem, which the state listener sees
-  );
+  const onOwnNode = (e: WatchedEvent) => {
+    if (core.released) return;
+    if (e.type === 'NodeDeleted') lose('the lock node was deleted');
+    else if (e.type === 'NodeDataChanged') watchOwnNode();
+  };
   const core: LeaseCore = {
     zk,
     lockPath,
     nodePath,
     fencingToken,
     controller,
+    revocation,
+    revocable,
     refs: 1,
     released: false,
     async end() {
@@ -172,11 +219,11 @@ export function guard(zk: ZooKeeper, lockPath: string, nodePath: string, fencing
         if (lost) deletion.catch(() => undefined);
         else await deletion;
       } finally {
-        zk.removeLocalWatch('exist', nodePath, onOwnNode as never);
-        zk.removeLocalWatch('data', nodePath, onOwnNode as never);
+        zk.removeLocalWatch('data', nodePath, onOwnNode);
         if (!controller.signal.aborted) controller.abort(new LeaseLostError(lockPath, `lease on ${lockPath} released`));
       }
     },
   };
+  watchOwnNode();
   return core;
 }

@@ -26,6 +26,12 @@ export interface AcquireOptions {
    * call, if any; otherwise every acquire is a new contender.
    */
   owner?: unknown;
+  /**
+   * Listen for revocation requests while holding (Curator's `makeRevocable`): another process
+   * may then ask for the lock with {@link revoke} or Curator's `Revoker.attemptRevoke`, and
+   * `lease.revocationRequested` aborts. The holder decides whether to release. Default: false.
+   */
+  revocable?: boolean;
 }
 
 const owners = new AsyncLocalStorage<unknown>();
@@ -33,6 +39,20 @@ const owners = new AsyncLocalStorage<unknown>();
 /** @internal The owner in effect for an acquire. */
 export function ownerOf(options: AcquireOptions): unknown {
   return options.owner ?? owners.getStore();
+}
+
+/** @internal Runs `fn` as `owner`: acquires inside it (and what it awaits) are reentrant for that owner. */
+export function runAsOwner<T>(owner: unknown, fn: () => T): T {
+  return owners.run(owner, fn);
+}
+
+/** @internal Refuses bad acquire options before anything is sent. */
+export function checkAcquireOptions(options: AcquireOptions): void {
+  const { timeout, revocable } = options;
+  if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout < 0)) {
+    throw new InvalidArgumentError('timeout', `must be a number of ms >= 0, got ${String(timeout)}`);
+  }
+  if (revocable !== undefined && typeof revocable !== 'boolean') throw new InvalidArgumentError('revocable', `must be a boolean, got ${String(revocable)}`);
 }
 
 /** Base of the locks: reentrancy and the acquire variants over one `acquireNode`. */
@@ -68,9 +88,7 @@ export abstract class LockBase {
    * the client's error.
    */
   async acquire(options: AcquireOptions = {}): Promise<Lease> {
-    if (options.timeout !== undefined && (!Number.isFinite(options.timeout) || options.timeout < 0)) {
-      throw new InvalidArgumentError('timeout', `must be a number of ms >= 0, got ${String(options.timeout)}`);
-    }
+    checkAcquireOptions(options);
     if (options.signal?.aborted) throw new LockAbortedError(this.path, options.signal.reason);
     const owner = ownerOf(options);
     const existing = owner === undefined ? undefined : this.holds.get(owner);
@@ -79,9 +97,17 @@ export abstract class LockBase {
       return new Lease(existing);
     }
     const node = await this.acquireNode(options, owner);
-    const core = guard(this.zk, this.path, node.nodePath, node.czxid, this.options, () => {
-      if (owner !== undefined && this.holds.get(owner) === core) this.holds.delete(owner);
-    });
+    const core = guard(
+      this.zk,
+      this.path,
+      node.nodePath,
+      node.czxid,
+      this.options,
+      () => {
+        if (owner !== undefined && this.holds.get(owner) === core) this.holds.delete(owner);
+      },
+      options.revocable === true,
+    );
     if (owner !== undefined) this.holds.set(owner, core);
     return new Lease(core);
   }
@@ -110,7 +136,7 @@ export abstract class LockBase {
     const owner = ownerOf(options) ?? Symbol('lock owner');
     const lease = await this.acquire({ ...options, owner });
     try {
-      return await owners.run(owner, () => fn(lease));
+      return await runAsOwner(owner, () => fn(lease));
     } finally {
       await lease.release();
     }
