@@ -2,7 +2,7 @@
  * SharedCount: Curator's SharedCount (a SharedValue holding an int), wire-compatible with it.
  */
 import { BadVersionError, ConnectionLossError, CreateMode, InvalidArgumentError, NodeExistsError, NoNodeError, parentPath, validatePath, type CallOptions, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
-import { SharedCountError } from './errors.js';
+import { LockStateError, SharedCountError } from './errors.js';
 import { connected } from './internal/attempt.js';
 import { ensureContainers } from './internal/engine.js';
 
@@ -98,10 +98,11 @@ export class SharedCount implements SharedCountReader, AsyncDisposable {
 
   /**
    * Creates the node with the seed unless it exists, reads it and starts following it. Rejects
-   * with {@link SharedCountError} when the node holds fewer than 4 bytes.
+   * with {@link SharedCountError} when the node holds fewer than 4 bytes, and with
+   * {@link LockStateError} when started twice or after `close()`.
    */
   async start(options: CallOptions = {}): Promise<void> {
-    if (this.#state !== 'latent') throw new Error(`SharedCount ${this.path} was already started`);
+    if (this.#state !== 'latent') throw new LockStateError(this.path, `SharedCount ${this.path} was already ${this.#state === 'closed' ? 'closed' : 'started'}`);
     this.#state = 'starting';
     try {
       await this.#create(options);
@@ -119,7 +120,7 @@ export class SharedCount implements SharedCountReader, AsyncDisposable {
     }
   }
 
-  /** Sets the count, whatever it was. */
+  /** Sets the count, whatever it was (LockStateError unless started). */
   async setCount(count: number, options: CallOptions = {}): Promise<void> {
     validateCount('count', count);
     this.#assertStarted();
@@ -168,7 +169,7 @@ export class SharedCount implements SharedCountReader, AsyncDisposable {
   }
 
   #assertStarted(): void {
-    if (this.#state !== 'started') throw new Error(`SharedCount ${this.path} is ${this.#state === 'closed' ? 'closed' : 'not started'}`);
+    if (this.#state !== 'started') throw new LockStateError(this.path, `SharedCount ${this.path} is ${this.#state === 'closed' ? 'closed' : 'not started'}`);
   }
 
   async #create(options: CallOptions): Promise<void> {

@@ -6,10 +6,11 @@
  * bad input refused before anything is sent.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidArgumentError, ZooKeeper } from '@zk/protocol';
+import { ChannelName, InvalidArgumentError, ZooKeeper } from '@zk/protocol';
 import { LeaseLostError, LockAbortedError, LockTimeoutError, Semaphore, SemaphoreMutex, SharedCount, SharedCountError, type Lease } from '@zk/locks';
 import { waitFor } from '../../harness/index.js';
 import { connectString, proxyToServer, TestSpace } from '../../harness/fixtures.js';
@@ -354,13 +355,20 @@ describe('semaphore - bad input', () => {
     expect(() => new SemaphoreMutex(zk, '/a//b')).toThrow(InvalidArgumentError);
     expect(() => new SharedCount(zk, '/c', 2 ** 31)).toThrow(InvalidArgumentError);
     const semaphore = new Semaphore(zk, '/sem/bad', { maxLeases: 2 });
-    const sent = zk.pendingRequests;
-    for (const qty of [0, -1, 1.5, 3, Number.NaN]) await expect(semaphore.acquire(qty)).rejects.toBeInstanceOf(InvalidArgumentError);
-    await expect(semaphore.acquire({ timeout: -5 })).rejects.toBeInstanceOf(InvalidArgumentError);
-    await expect(semaphore.acquire(1, { timeout: Number.POSITIVE_INFINITY })).rejects.toBeInstanceOf(InvalidArgumentError);
-    await expect(semaphore.acquire('2' as unknown as number)).rejects.toBeInstanceOf(InvalidArgumentError);
-    await expect(semaphore.acquire({ signal: AbortSignal.abort(new Error('no')) })).rejects.toBeInstanceOf(LockAbortedError);
-    expect(zk.pendingRequests).toBe(sent);
+    const sent: unknown[] = [];
+    const onStart = (m: unknown) => sent.push(m);
+    subscribe(ChannelName.requestStart, onStart);
+    try {
+      for (const qty of [0, -1, 1.5, 3, Number.NaN]) await expect(semaphore.acquire(qty)).rejects.toBeInstanceOf(InvalidArgumentError);
+      await expect(semaphore.acquire({ timeout: -5 })).rejects.toBeInstanceOf(InvalidArgumentError);
+      await expect(semaphore.acquire(1, { timeout: Number.POSITIVE_INFINITY })).rejects.toBeInstanceOf(InvalidArgumentError);
+      await expect(semaphore.acquire('2' as unknown as number)).rejects.toBeInstanceOf(InvalidArgumentError);
+      await expect(semaphore.acquire({ signal: AbortSignal.abort(new Error('no')) })).rejects.toBeInstanceOf(LockAbortedError);
+      await expect(new SharedCount(zk, '/c', 1).setCount(2)).rejects.toMatchObject({ name: 'LockStateError' });
+    } finally {
+      unsubscribe(ChannelName.requestStart, onStart);
+    }
+    expect(sent).toEqual([]);
     expect(await zk.exists('/sem/bad')).toBeNull();
     const lease: Lease = await semaphore.acquire();
     await lease.release();

@@ -1,0 +1,183 @@
+/**
+ * Wire compatibility of the semaphores with Apache Curator 5: Java processes
+ * (InterProcessSemaphoreV2 with a fixed count or a SharedCount, InterProcessSemaphoreMutex, from
+ * Debian's libcurator-recipes-java) and Node processes (@zk/locks Semaphore, SharedCount,
+ * SemaphoreMutex) share the permits of one path. The limit is checked without clocks by marker
+ * files: each holder creates one marker per permit, then counts the markers present (see
+ * java/CuratorSemaphoreParticipant.java); hand-overs between the languages are counted from a
+ * shared append-only log.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { encodeCount, Semaphore, SharedCount } from '@zk/locks';
+import { waitFor } from '../harness/index.js';
+import { connectString, TestSpace } from '../harness/fixtures.js';
+import { compileCurator, curatorMissing, type CompiledJava } from '../harness/java.js';
+import { handOvers, holdsById, killAll, Participant, type Result } from './participants.js';
+
+const JAVA_SOURCE = fileURLToPath(new URL('./java/CuratorSemaphoreParticipant.java', import.meta.url));
+const NODE_PARTICIPANT = fileURLToPath(new URL('./semaphore-participant.mjs', import.meta.url));
+
+const missing = curatorMissing();
+
+/** A v4 UUID, as both Java's UUID.randomUUID() and node:crypto's randomUUID() make them. */
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';
+
+type Kind = 'fixed' | 'count' | 'mutex' | 'none';
+
+let compiled: CompiledJava | undefined;
+let space: TestSpace;
+
+/** A participant of this suite: Java for ids starting with `j`, else Node; the shared arguments. */
+function participant(id: string, args: string[]): Participant {
+  return id.startsWith('j') ? Participant.java(compiled!, 'CuratorSemaphoreParticipant', args) : Participant.node(NODE_PARTICIPANT, args);
+}
+
+interface Run {
+  results: Result[];
+  /** The holds in the order they happened, from the shared append-only log: who, and how many permits. */
+  holds: { id: string; permits: number }[];
+  ms: number;
+}
+
+/**
+ * Starts every participant on `path`, waits until all are connected, releases them at once, and
+ * collects their results and the shared hold log.
+ */
+async function contend(path: string, kind: Kind, limit: number, countPath: string, specs: { id: string; iterations: number }[]): Promise<Run> {
+  const markers = mkdtempSync(join(tmpdir(), 'zk-interop-semaphore-'));
+  try {
+    const connect = `${connectString()}${space.root}`;
+    const ps = specs.map((s) => participant(s.id, [connect, path, kind, String(limit), countPath, String(s.iterations), markers, s.id]));
+    await Promise.all(ps.map((p) => p.until('READY')));
+    const t0 = performance.now();
+    for (const p of ps) p.send('go');
+    const results = await Promise.all(ps.map((p) => p.result()));
+    const ms = Math.round(performance.now() - t0);
+    const holds = readFileSync(join(markers, 'log'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => {
+        const [id = '', permits = ''] = l.split(' ');
+        return { id, permits: Number(permits) };
+      });
+    return { results, holds, ms };
+  } finally {
+    rmSync(markers, { recursive: true, force: true });
+  }
+}
+
+/** Children of `path` in the test's namespace ([] when missing). */
+async function ls(path: string): Promise<string[]> {
+  const admin = await space.admin();
+  return admin.getChildren(`${space.root}${path}`).catch(() => [] as string[]);
+}
+
+/** A participant that takes one permit of `path` once and holds it until told to release. */
+function holder(id: string, path: string, kind: Kind, limit: number, countPath = '-'): Participant {
+  return participant(id, [`${connectString()}${space.root}`, path, kind, String(limit), countPath, 'hold', tmpdir(), id]);
+}
+
+/** Checks a counted run: every hold logged, no violation, hand-overs both ways, nothing left on the server. */
+async function expectClean(run: Run, path: string, ids: string[], iterations: number): Promise<void> {
+  expect(run.results.map((r) => [r.id, r.acquisitions])).toEqual(ids.map((id) => [id, iterations]));
+  expect(run.results.map((r) => r.violations)).toEqual(ids.map(() => 0));
+  expect(holdsById(run.holds)).toEqual(Object.fromEntries(ids.map((id) => [id, iterations])));
+  const crossings = handOvers(run.holds);
+  expect(crossings.javaToNode).toBeGreaterThan(0);
+  expect(crossings.nodeToJava).toBeGreaterThan(0);
+  expect(await ls(`${path}/leases`)).toEqual([]);
+  await waitFor(`${path}/locks to empty`, async () => ((await ls(`${path}/locks`)).length === 0 ? true : undefined), 10_000, 20);
+}
+
+function summary(name: string, run: Run): string {
+  const permits = run.holds.reduce((n, h) => n + h.permits, 0);
+  return `interop ${name}: ${run.holds.length} holds (${permits} permits) in ${run.ms} ms, hand-overs ${JSON.stringify(handOvers(run.holds))}, ${JSON.stringify(run.results)}`;
+}
+
+describe.skipIf(missing !== undefined)(`interop - Curator 5 semaphores and @zk/locks on the same paths${missing ? ` (skipped: ${missing})` : ''}`, () => {
+  beforeAll(() => {
+    compiled = compileCurator([JAVA_SOURCE]);
+  }, 120_000);
+
+  afterAll(() => {
+    compiled?.remove();
+  });
+
+  beforeEach(async () => {
+    space = new TestSpace();
+    await space.admin();
+  });
+
+  afterEach(async () => {
+    await killAll();
+    const { leakedWatches } = await space.close();
+    expect(leakedWatches).toBe(0);
+  });
+
+  it('InterProcessSemaphoreV2 and Semaphore share 3 permits: 2 Java + 2 Node processes, 100 holds each (Node takes 2 permits in some)', async () => {
+    const ids = ['j1', 'j2', 'n1', 'n2'];
+    const run = await contend('/interop/sem', 'fixed', 3, '-', ids.map((id) => ({ id, iterations: 100 })));
+    console.log(summary('semaphore (3 permits)', run));
+    await expectClean(run, '/interop/sem', ids, 100);
+    expect(run.holds.some((h) => h.permits === 2)).toBe(true);
+  }, 60_000);
+
+  it('with a SharedCount of 2 read by both languages: 2 Java + 2 Node processes, 60 holds each', async () => {
+    const admin = await space.admin();
+    await admin.create(`${space.root}/interop-count`, encodeCount(2));
+    const ids = ['j1', 'j2', 'n1', 'n2'];
+    const run = await contend('/interop/sem-count', 'count', 2, '/interop-count', ids.map((id) => ({ id, iterations: 60 })));
+    console.log(summary('semaphore (shared count 2)', run));
+    await expectClean(run, '/interop/sem-count', ids, 60);
+  }, 60_000);
+
+  it('InterProcessSemaphoreMutex and SemaphoreMutex exclude each other: 2 Java + 2 Node processes, 60 holds each', async () => {
+    const ids = ['j1', 'j2', 'n1', 'n2'];
+    const run = await contend('/interop/sem-mutex', 'mutex', 1, '-', ids.map((id) => ({ id, iterations: 60 })));
+    console.log(summary('semaphore mutex', run));
+    await expectClean(run, '/interop/sem-mutex', ids, 60);
+  }, 60_000);
+
+  it('marker check - catches too many holders when no semaphore is taken (negative control)', async () => {
+    const ids = ['j1', 'n1'];
+    const run = await contend('/interop/sem-none', 'none', 1, '-', ids.map((id) => ({ id, iterations: 150 })));
+    console.log(`interop semaphore control: ${JSON.stringify(run.results)} in ${run.ms} ms`);
+    expect(run.results.reduce((n, r) => n + r.violations, 0)).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('a count change made from Node admits a waiting Java process; a count node seeded by Java is read by Node', async () => {
+    const zk = await space.client();
+    // Java creates the count node (4 bytes, its seed) and takes the only permit.
+    const javaFirst = holder('j-first', '/interop/sem-order', 'count', 1, '/interop-order-count');
+    await javaFirst.until('ACQUIRED');
+    await using count = new SharedCount(zk, '/interop-order-count', 7);
+    await count.start();
+    expect(count.count).toBe(1); // Java's seed, not ours
+    const semaphore = new Semaphore(zk, '/interop/sem-order', { maxLeases: count });
+    expect(await semaphore.tryAcquire()).toBeUndefined();
+    // Node waits for Java's permit and gets it when Java returns it.
+    const waiting = semaphore.acquire({ timeout: 30_000 });
+    await waitFor('Node to queue', async () => ((await ls('/interop/sem-order/leases')).length === 2 ? true : undefined), 10_000, 20);
+    javaFirst.send('release');
+    const lease = await waiting;
+    expect(await javaFirst.exited).toBe(0);
+    // Now Java waits behind Node; raising the count from Node lets it in while Node still holds.
+    const javaSecond = holder('j-second', '/interop/sem-order', 'count', 1, '/interop-order-count');
+    await waitFor('Java to queue', async () => ((await ls('/interop/sem-order/leases')).length === 2 ? true : undefined), 10_000, 20);
+    expect(javaSecond.lines).not.toContain('ACQUIRED');
+    const names = await ls('/interop/sem-order/leases');
+    for (const n of names) expect(n).toMatch(new RegExp(`^_c_${UUID}-lease-\\d{10}$`));
+    for (const n of await ls('/interop/sem-order/locks')) expect(n).toMatch(new RegExp(`^_c_${UUID}-lock-\\d{10}$`));
+    await count.setCount(2);
+    await javaSecond.until('ACQUIRED');
+    expect(lease.held).toBe(true);
+    javaSecond.send('release');
+    expect(await javaSecond.exited).toBe(0);
+    await lease.release();
+    expect(await ls('/interop/sem-order/leases')).toEqual([]);
+  }, 60_000);
+});
