@@ -64,7 +64,7 @@ export interface Leases extends ReadonlyArray<Lease>, AsyncDisposable {
  *   `signal`, `fencingToken` (its lease node's creation zxid) and `release()`.
  * - `acquire(qty)` is all or nothing within one deadline, and holds the internal lock until all
  *   `qty` permits are held (Curator takes it once per permit, so two of its `acquire(2)` on
- *   3 permits can each end up with one and wait for each other until they time out).
+ *   2 permits can each end up with one and wait for each other until they time out).
  * - Not reentrant: a second acquire needs another permit, whoever asks. Not fair beyond what the
  *   internal lock gives: acquirers queue FIFO for the internal lock, and the one holding it takes
  *   the next free permit.
