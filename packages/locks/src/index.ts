@@ -21,6 +21,7 @@ export { Leadership, MAX_PARTICIPANT_ID_BYTES } from './leadership.js';
 export type { Participant } from './leadership.js';
 export { Lease } from './lease.js';
 export type { GuardOptions } from './lease.js';
+export { MultiLock, MultiLease } from './multi-lock.js';
 export { revoke, revokeHolders, REVOKE_MESSAGE } from './revocation.js';
 export { LockError, LockTimeoutError, LockAbortedError, LockUpgradeError, NotHeldError, LeaseLostError, LockStateError } from './errors.js';
 export { SharedCountError } from './errors.js';
