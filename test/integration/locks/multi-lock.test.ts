@@ -40,7 +40,7 @@ async function queue(path: string): Promise<string[]> {
   return (await admin.getChildren(`${space.root}${path}`).catch(() => [] as string[])).sort();
 }
 
-function queued(path: string, n: number): Promise<void> {
+function queued(path: string, n: number): Promise<true> {
   return waitFor(`${n} nodes under ${path}`, async () => ((await queue(path)).length === n ? true : undefined), 10_000, 10);
 }
 
