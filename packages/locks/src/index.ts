@@ -26,5 +26,5 @@ export { revoke, revokeHolders, REVOKE_MESSAGE } from './revocation.js';
 export { LockError, LockTimeoutError, LockAbortedError, LockUpgradeError, NotHeldError, LeaseLostError, LockStateError } from './errors.js';
 export { SharedCountError } from './errors.js';
 export { RevocationRequestedError } from './errors.js';
-export { inspectLock, inspectExclusive } from './inspect.js';
+export { inspectLock, inspectExclusive, inspectSemaphore } from './inspect.js';
 export type { LockEntry, LockState } from './inspect.js';

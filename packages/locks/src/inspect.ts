@@ -10,8 +10,8 @@ import { MUTEX_LOCK_NAME, MUTEX_LOCK_NAMES, READ_LOCK_NAME, READ_WRITE_LOCK_NAME
 export interface LockEntry {
   /** The node's name. */
   readonly node: string;
-  /** `lock` (mutex), `read`, `write`, or `exclusive`. */
-  readonly kind: 'lock' | 'read' | 'write' | 'exclusive';
+  /** `lock` (mutex), `read`, `write`, `exclusive`, or `lease` (a semaphore permit). */
+  readonly kind: 'lock' | 'read' | 'write' | 'exclusive' | 'lease';
   /** The node's creation zxid: the holder's fencing token. */
   readonly fencingToken: bigint;
   /** What the owner stored (by default `{"host","pid"}` JSON). */
@@ -68,6 +68,43 @@ export async function inspectLock(zk: ZooKeeper, path: string): Promise<LockStat
   });
   const holds = (e: LockEntry, i: number) => (e.kind === 'read' ? readDriver.decide(names, e.node).kind === 'holds' : i === 0);
   return { path, holders: entries.filter(holds), waiters: entries.filter((e, i) => !holds(e, i)) };
+}
+
+/**
+ * The state of a {@link Semaphore} of `maxLeases` permits at `path` (ours or Curator's
+ * `InterProcessSemaphoreV2`). A lease node exists from the moment a contender, holding the
+ * semaphore's internal lock, starts waiting for a free permit; only that one contender waits
+ * that way, so the newest lease nodes beyond `maxLeases` are waiting ones. Holders: the other
+ * lease nodes, oldest first. Waiters: those newest lease nodes, then the contenders queued on the
+ * internal lock (`locks/`) behind the one that holds it.
+ */
+export async function inspectSemaphore(zk: ZooKeeper, path: string, maxLeases: number): Promise<LockState> {
+  const base = path === '/' ? '' : path;
+  const [leases, queue] = await Promise.all([readEntries(zk, `${base}/leases`, 'lease-', 'lease'), inspectLock(zk, `${base}/locks`)]);
+  const holders = leases.slice(0, maxLeases);
+  const waiting = leases.slice(maxLeases);
+  // The internal lock's holder is the contender whose lease node waits (when one does).
+  const queued = waiting.length > 0 ? queue.waiters : [...queue.holders, ...queue.waiters];
+  return { path, holders, waiters: [...waiting, ...queued] };
+}
+
+/** The nodes under `dir` whose names contain `name`, sorted as Curator sorts them, with data and Stat. */
+async function readEntries(zk: ZooKeeper, dir: string, name: string, kind: LockEntry['kind']): Promise<LockEntry[]> {
+  let children: string[];
+  try {
+    children = await zk.getChildren(dir);
+  } catch (err) {
+    if (err instanceof NoNodeError) return [];
+    throw err;
+  }
+  const sorted = sortChildren(children.filter((c) => c.includes(name)), [name]);
+  if (sorted.length === 0) return [];
+  const results = await zk.multiRead(sorted.map((c) => ({ type: 'getData' as const, path: `${dir}/${c}` })));
+  const entries: LockEntry[] = [];
+  results.forEach((r, i) => {
+    if (r.type === 'getData') entries.push({ node: sorted[i] as string, kind, fencingToken: r.stat.czxid, data: r.data, createdAt: new Date(Number(r.stat.ctime)), sessionId: r.stat.ephemeralOwner });
+  });
+  return entries;
 }
 
 /** The state of an {@link ExclusiveLock} at `path`: its holder, if any (waiters are invisible: they only watch). */

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Mutex } from '@zk/locks';
+import { LeaderSelector, Mutex, Semaphore } from '@zk/locks';
 import { waitFor } from '../../harness/index.js';
 import { connectString, proxyToServer, TestSpace } from '../../harness/fixtures.js';
 
@@ -133,5 +133,74 @@ describe('zk-lock - status', () => {
     const free = zkLock(['status', '/locks/st']);
     expect(await free.exit).toBe(0);
     expect(free.out()).toBe('/locks/st: free\n');
+  });
+});
+
+describe('zk-lock - semaphore and leader modes', () => {
+  it('--semaphore 2: at most two commands at once; a third waits, --timeout 0 gives up with 75; status lists the permits', async () => {
+    // Each command says it started, then waits for its own "go" file: the test decides when it ends.
+    const dir = space.root.replace(/\//g, '');
+    const script = (n: number) =>
+      `const fs = require("node:fs"); console.log("in " + process.env.ZK_LOCK_FENCING_TOKEN); const t = setInterval(() => { if (fs.existsSync("/tmp/${dir}-go-${n}")) { clearInterval(t); } }, 10);`;
+    const runs = [0, 1, 2].map((n) => zkLock(['--semaphore', '2', '/sem/cli', '--', process.execPath, '-e', script(n)]));
+    await waitFor('two commands running', () => (runs.filter((r) => r.out().includes('in ')).length === 2 ? true : undefined));
+    const waiting = runs.find((r) => !r.out().includes('in '))!;
+    const once = zkLock(['--semaphore', '2', '--timeout', '0', '/sem/cli', '--', 'true']);
+    expect(await once.exit).toBe(75);
+    expect(once.err()).toMatch(/held by someone else/);
+    const status = zkLock(['status', '--json', '--semaphore', '2', '/sem/cli']);
+    expect(await status.exit).toBe(0);
+    const parsed = JSON.parse(status.out()) as { holders: Array<{ kind: string; owner: { command: string } }>; waiters: unknown[] };
+    expect(parsed.holders.map((h) => h.kind)).toEqual(['lease', 'lease']);
+    expect(parsed.holders.map((h) => h.owner.command)).toEqual(runs.filter((r) => r.out().includes('in ')).map(() => expect.stringContaining(process.execPath)));
+    expect(parsed.waiters).toHaveLength(1); // the third, waiting with its lease node while holding the internal lock
+    // A Node semaphore on the same path counts the same permits: none is free.
+    expect(await new Semaphore(await space.client(), '/sem/cli', { maxLeases: 2 }).tryAcquire()).toBeUndefined();
+    const { writeFileSync, rmSync } = await import('node:fs');
+    const first = runs.findIndex((r) => r.out().includes('in '));
+    writeFileSync(`/tmp/${dir}-go-${first}`, '');
+    try {
+      expect(await runs[first]!.exit).toBe(0);
+      await waitFor('the third command to run', () => (waiting.out().includes('in ') ? true : undefined));
+      for (const n of [0, 1, 2]) writeFileSync(`/tmp/${dir}-go-${n}`, '');
+      expect(await Promise.all(runs.map((r) => r.exit))).toEqual([0, 0, 0]);
+    } finally {
+      for (const n of [0, 1, 2]) rmSync(`/tmp/${dir}-go-${n}`, { force: true });
+    }
+    expect(await children('/sem/cli/leases')).toEqual([]);
+  });
+
+  it('--leader: runs the command while leader, with the id as node data; a second waits; 75 on --timeout', async () => {
+    const script = 'process.on("SIGTERM", () => process.exit(0)); console.log("leading " + process.env.ZK_LOCK_FENCING_TOKEN); setInterval(() => {}, 1000);';
+    const leader = zkLock(['--leader', '--id', 'cli-1', '/election/cli', '--', process.execPath, '-e', script]);
+    await waitFor('the leader to run', () => (leader.out().includes('leading') ? true : undefined));
+    const selector = new LeaderSelector(await space.client(), '/election/cli', { id: 'node-1' });
+    expect((await selector.leader())?.id).toBe('cli-1');
+    const timed = zkLock(['--leader', '--timeout', '200ms', '/election/cli', '--', 'true']);
+    expect(await timed.exit).toBe(75);
+    expect(timed.err()).toMatch(/leadership of \/election\/cli not acquired within 200ms/);
+    // Our selector queues behind it and leads once the command is stopped.
+    const next = selector.run((l) => l.fencingToken);
+    await waitFor('queued', async () => ((await children('/election/cli')).length === 2 ? true : undefined));
+    leader.child.kill('SIGTERM'); // forwarded: the command exits 0, leadership passes on
+    expect(await leader.exit).toBe(0);
+    const token = await next;
+    expect(token).toBeGreaterThan(BigInt(/leading (\d+)/.exec(leader.out())![1]!));
+    expect(await children('/election/cli')).toEqual([]);
+  });
+
+  it('--leader: the command is stopped and zk-lock exits 76 when leadership is lost', async () => {
+    const proxy = await proxyToServer();
+    try {
+      const script = 'process.on("SIGTERM", () => { console.log("terminated"); process.exit(0); }); console.log("ready"); setInterval(() => {}, 1000);';
+      const run = zkLock(['--leader', '--grace', '2s', '/election/lost', '--', process.execPath, '-e', script], `${proxy.connectString}${space.root}`);
+      await waitFor('the command to start', () => (run.out().includes('ready') ? true : undefined));
+      proxy.block();
+      expect(await run.exit).toBe(76);
+      expect(run.out()).toContain('terminated');
+      expect(run.err()).toMatch(/lease on \/election\/lost lost/);
+    } finally {
+      await proxy.close();
+    }
   });
 });

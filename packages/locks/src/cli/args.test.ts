@@ -14,6 +14,12 @@ describe('zk-lock - arguments', () => {
     });
   });
 
+  it('parses the semaphore and leader modes', () => {
+    expect(parseArgs(['--semaphore', '3', '/s', '--', 'job'])).toMatchObject({ command: 'run', path: '/s', semaphore: 3, argv: ['job'] });
+    expect(parseArgs(['--leader', '--id', 'w-1', '/e', '--', 'job'])).toMatchObject({ command: 'run', path: '/e', leader: true, id: 'w-1', argv: ['job'] });
+    expect(parseArgs(['status', '--semaphore', '2', '/s'])).toMatchObject({ command: 'status', semaphore: 2 });
+  });
+
   it('parses status', () => {
     expect(parseArgs(['status', '--json', '/locks/n'])).toMatchObject({ command: 'status', path: '/locks/n', json: true, argv: [] });
   });
@@ -33,6 +39,12 @@ describe('zk-lock - arguments', () => {
     [['/l', 'x'], /put the command after --/],
     [['--read', '--write', '/l', '--', 'x'], /exclude each other/],
     [['--bogus', '/l', '--', 'x'], /unknown option --bogus/],
+    [['--semaphore', '0', '/l', '--', 'x'], /--semaphore: the number of permits must be an integer from 1/],
+    [['--semaphore', '2.5', '/l', '--', 'x'], /--semaphore: the number of permits/],
+    [['--semaphore', '-1', '/l', '--', 'x'], /--semaphore: the number of permits/],
+    [['--semaphore', '2', '--read', '/l', '--', 'x'], /--read and --semaphore exclude each other/],
+    [['--leader', '--write', '/l', '--', 'x'], /--write and --leader exclude each other/],
+    [['--id', 'x', '/l', '--', 'x'], /--id is the participant id of --leader/],
     [['--timeout'], /needs a value/],
     [['status', '/l', '--', 'x'], /no command/],
   ])('refuses %j', (argv, message) => {

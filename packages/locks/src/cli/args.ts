@@ -19,6 +19,12 @@ export interface Parsed {
   grace?: number | undefined;
   read?: boolean;
   write?: boolean;
+  /** `--semaphore N`: at most N commands at once (a Curator-compatible semaphore). */
+  semaphore?: number | undefined;
+  /** `--leader`: run the command while leader (a Curator-compatible LeaderSelector). */
+  leader?: boolean;
+  /** `--id`: the participant id of `--leader`. */
+  id?: string | undefined;
   json?: boolean;
   verbose?: boolean;
   help?: boolean;
@@ -71,6 +77,19 @@ export function parseArgs(argv: readonly string[]): Parsed {
       case '--write':
         out.write = true;
         break;
+      case '--semaphore': {
+        const text = value();
+        const n = /^\d+$/.test(text) ? Number(text) : NaN;
+        if (!Number.isSafeInteger(n) || n < 1 || n > 2 ** 31 - 1) throw new UsageError(`${a}: the number of permits must be an integer from 1 to 2^31-1, got ${JSON.stringify(text)}`);
+        out.semaphore = n;
+        break;
+      }
+      case '--leader':
+        out.leader = true;
+        break;
+      case '--id':
+        out.id = value();
+        break;
       case '--json':
         out.json = true;
         break;
@@ -94,7 +113,9 @@ export function parseArgs(argv: readonly string[]): Parsed {
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  if (out.read && out.write) throw new UsageError('--read and --write exclude each other');
+  const modes = [out.read && '--read', out.write && '--write', out.semaphore !== undefined && '--semaphore', out.leader && '--leader'].filter(Boolean);
+  if (modes.length > 1) throw new UsageError(`${modes.join(' and ')} exclude each other`);
+  if (out.id !== undefined && !out.leader) throw new UsageError('--id is the participant id of --leader');
   if (out.command === 'run' && command.length === 0) throw new UsageError('missing the command to run (after --)');
   if (out.command === 'status' && command.length > 0) throw new UsageError('status takes no command');
   return out;

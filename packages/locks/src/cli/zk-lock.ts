@@ -7,11 +7,13 @@ import { spawn } from 'node:child_process';
 import { hostname } from 'node:os';
 import { setLongTimeout, ZooKeeper, type LongTimeout } from '@zk/protocol';
 import { LeaseLostError, LockTimeoutError } from '../errors.js';
-import { inspectLock, type LockEntry } from '../inspect.js';
+import { inspectLock, inspectSemaphore, type LockEntry } from '../inspect.js';
+import { LeaderSelector } from '../leader-selector.js';
 import type { Lease } from '../lease.js';
 import type { LockBase } from '../lock.js';
 import { Mutex } from '../mutex.js';
 import { ReadWriteLock } from '../read-write-lock.js';
+import { Semaphore } from '../semaphore.js';
 import { parseArgs, UsageError, type Parsed } from './args.js';
 
 /** Exit codes (documented in the README and in --help). */
@@ -25,16 +27,21 @@ export const Exit = {
 
 const HELP = `Usage:
   zk-lock [options] <lock-path> -- <command> [args...]
-  zk-lock status [--json] [--connect HOSTS] <lock-path>
+  zk-lock status [--json] [--semaphore N] [--connect HOSTS] <lock-path>
 
 Runs <command> while holding the lock at <lock-path>, then releases it and exits with the
 command's exit code. The lock is a fair mutex, wire-compatible with Apache Curator's
-InterProcessMutex (or its InterProcessReadWriteLock with --read/--write).
+InterProcessMutex (or its InterProcessReadWriteLock with --read/--write, its
+InterProcessSemaphoreV2 with --semaphore, its LeaderSelector with --leader).
 
 Options:
   --connect HOSTS          ZooKeeper connect string (default: $ZK_CONNECT, then 127.0.0.1:2181)
   --timeout DURATION       give up after this long (default: wait forever); 0 tries once
   --read | --write         take the read or write side of a read-write lock
+  --semaphore N            at most N commands at once on <lock-path> (a semaphore of N permits)
+  --leader                 run the command while this process leads the election at <lock-path>;
+                           it is stopped (SIGTERM, then SIGKILL after --grace) if leadership is lost
+  --id ID                  (--leader) the participant id (default: host:pid)
   --session-timeout DUR    ZooKeeper session timeout (default 10s)
   --grace DURATION         after the lease is lost: SIGTERM, then SIGKILL after this (default 10s)
   --json                   (status) machine-readable output
@@ -48,7 +55,7 @@ Signals (INT, TERM, HUP, QUIT) are forwarded to the command.
 Exit codes:
   the command's code   (128+N when it was killed by signal N)
   ${Exit.timeout}                   the lock was not acquired within --timeout
-  ${Exit.lost}                   the lease was lost while the command ran (it was terminated)
+  ${Exit.lost}                   the lease (or leadership) was lost while the command ran (it was terminated)
   ${Exit.unavailable}                   ZooKeeper could not be reached
   ${Exit.usage}                   bad usage
   ${Exit.notFound}                  the command was not found
@@ -57,6 +64,8 @@ Examples:
   zk-lock --timeout 30s /locks/nightly -- ./nightly-report.sh
   zk-lock --timeout 0 /locks/migrate -- npm run migrate     # skip if someone else runs it
   zk-lock --read /locks/catalog -- ./read-catalog
+  zk-lock --semaphore 3 /semaphores/encoders -- ./encode.sh   # at most 3 at once
+  zk-lock --leader /services/billing/leader -- ./billing-loop   # one active instance
   zk-lock status --json /locks/nightly
 `;
 
@@ -85,7 +94,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 async function status(zk: ZooKeeper, args: Parsed): Promise<number> {
-  const state = await inspectLock(zk, args.path);
+  const state = args.semaphore !== undefined ? await inspectSemaphore(zk, args.path, args.semaphore) : await inspectLock(zk, args.path);
   const now = Date.now();
   const describe = (e: LockEntry, i: number, role: 'holder' | 'waiter') => {
     let owner: Record<string, unknown> = {};
@@ -116,23 +125,53 @@ async function status(zk: ZooKeeper, args: Parsed): Promise<number> {
 
 async function run(zk: ZooKeeper, args: Parsed): Promise<number> {
   const data = JSON.stringify({ host: hostname(), pid: process.pid, command: args.argv.join(' ') });
-  const lock: LockBase = args.read ? new ReadWriteLock(zk, args.path, { data }).readLock() : args.write ? new ReadWriteLock(zk, args.path, { data }).writeLock() : new Mutex(zk, args.path, { data });
   // A signal while waiting for the lock abandons the attempt (its queue node is removed).
   const waiting = new AbortController();
   const stopWaiting = (sig: NodeJS.Signals) => waiting.abort(sig);
   for (const sig of FORWARDED) process.on(sig, stopWaiting);
-  let lease: Lease;
-  try {
-    lease = await lock.acquire({ timeout: args.timeout, signal: waiting.signal });
-  } catch (err) {
+  const stopped = () => {
+    for (const sig of FORWARDED) process.off(sig, stopWaiting);
+  };
+  const failed = (err: unknown): number => {
     if (err instanceof LockTimeoutError) {
-      fail(args.timeout === 0 ? `${args.path} is held by someone else` : `${args.path} not acquired within ${formatMs(args.timeout ?? 0)}`, err, args.verbose);
+      const what = args.leader ? `leadership of ${args.path}` : args.path;
+      fail(args.timeout === 0 ? `${what} is held by someone else` : `${what} not acquired within ${formatMs(args.timeout ?? 0)}`, err, args.verbose);
       return Exit.timeout;
     }
     if (waiting.signal.aborted) return 128 + signalNumber(waiting.signal.reason as NodeJS.Signals);
     throw err;
+  };
+  if (args.leader) {
+    const selector = new LeaderSelector(zk, args.path, { id: args.id ?? `${hostname()}:${process.pid}` });
+    try {
+      return await selector.run(
+        (leadership) => {
+          stopped();
+          return runChild(leadership, args);
+        },
+        { timeout: args.timeout, signal: waiting.signal },
+      );
+    } catch (err) {
+      return failed(err);
+    } finally {
+      stopped();
+    }
+  }
+  const lock: LockBase | Semaphore =
+    args.semaphore !== undefined
+      ? new Semaphore(zk, args.path, { maxLeases: args.semaphore, data })
+      : args.read
+        ? new ReadWriteLock(zk, args.path, { data }).readLock()
+        : args.write
+          ? new ReadWriteLock(zk, args.path, { data }).writeLock()
+          : new Mutex(zk, args.path, { data });
+  let lease: Lease;
+  try {
+    lease = await lock.acquire({ timeout: args.timeout, signal: waiting.signal });
+  } catch (err) {
+    return failed(err);
   } finally {
-    for (const sig of FORWARDED) process.off(sig, stopWaiting);
+    stopped();
   }
   try {
     return await runChild(lease, args);
@@ -141,7 +180,10 @@ async function run(zk: ZooKeeper, args: Parsed): Promise<number> {
   }
 }
 
-function runChild(lease: Lease, args: Parsed): Promise<number> {
+/** What the command runs under: a lease or a leadership. */
+type Held = Pick<Lease, 'fencingToken' | 'signal'>;
+
+function runChild(lease: Held, args: Parsed): Promise<number> {
   return new Promise((resolve) => {
     const [cmd, ...rest] = args.argv as [string, ...string[]];
     const child = spawn(cmd, rest, { stdio: 'inherit', env: { ...process.env, ZK_LOCK_FENCING_TOKEN: lease.fencingToken.toString(), ZK_LOCK_PATH: args.path } });
