@@ -167,7 +167,7 @@ if (args[0] === '--guard') {
   if (problems.length > 0) fail(`not fit to publish:\n  ${problems.join('\n  ')}`);
 } else if (args[0] === '--pack') {
   if (!args[1]) fail('--pack needs a directory');
-  run(bin('tsc'), ['-b']);
+  run(bin('tsc'), ['-b', ...publicPackages().map((p) => p.dir)]);
   for (const t of packAll(resolve(args[1]))) process.stdout.write(`${JSON.stringify(t)}\n`);
 } else {
   const dryRun = args.includes('--dry-run');
@@ -179,7 +179,7 @@ if (args[0] === '--guard') {
   }
   // A clean build, so no output of a deleted source ships.
   for (const { dir } of publicPackages()) rmSync(join(dir, 'dist'), { recursive: true, force: true });
-  run(bin('tsc'), ['-b']);
+  run(bin('tsc'), ['-b', ...publicPackages().map((p) => p.dir)]);
   const dest = mkdtempSync(join(tmpdir(), 'zk-release-'));
   try {
     for (const t of packAll(dest)) log(`${t.name}@${t.version}: ${relative(dest, t.tarball)}, ${(t.bytes / 1024).toFixed(1)} KiB, checked`);
