@@ -1,7 +1,8 @@
 /**
  * Observability without output: `node:diagnostics_channel` channels (payloads are built only
- * when someone subscribes) and `NODE_DEBUG=zk` through util.debuglog. The library prints
- * nothing otherwise.
+ * when someone subscribes) and `NODE_DEBUG=zk` through util.debuglog: state changes, and one line
+ * per request when it settles (operation, path as the caller gave it, duration, `ok` or the
+ * error). The library prints nothing otherwise.
  *
  * Channels:
  * - `zk:request:start`  `{ op: number, path?: string }`
@@ -62,3 +63,8 @@ export function publishState(sessionId: bigint, from: string, to: string): void 
 
 /** @internal `NODE_DEBUG=zk` logging. */
 export const debug = debuglog('zk');
+/**
+ * @internal Whether `NODE_DEBUG` names `zk`. Node reads NODE_DEBUG once at startup, so this is
+ * read once too, and a request tests a constant.
+ */
+export const debugEnabled = debug.enabled;

@@ -75,6 +75,8 @@ export interface ErrorContext {
   path?: string | undefined;
   /** The underlying error. */
   cause?: unknown;
+  /** True when the request never left the client (see {@link ZooKeeperError.notSent}). */
+  notSent?: boolean | undefined;
 }
 
 /**
@@ -99,6 +101,12 @@ export class ZooKeeperError extends Error {
   readonly op: string | undefined;
   /** The path that operation concerned, when known. */
   readonly path: string | undefined;
+  /**
+   * True when the request was never sent (the client was not connected when it was made, and
+   * `whileDisconnected` is `'fail'`): it certainly was not applied, so sending it again is safe
+   * whatever it is. False when unknown.
+   */
+  readonly notSent: boolean;
 
   constructor(code: number, message?: string, context: ErrorContext = {}) {
     const codeName = errorCodeName(code);
@@ -108,6 +116,7 @@ export class ZooKeeperError extends Error {
     this.codeName = codeName;
     this.op = context.op;
     this.path = context.path;
+    this.notSent = context.notSent === true;
   }
 
   /**
@@ -272,11 +281,12 @@ const classesByCode = new Map<number, ZkErrorClass>([
 
 /**
  * The typed error for a server error code: `fromCode(-101, { op: 'delete', path: '/a' })` is a
- * {@link NoNodeError}. An unknown code gives a plain {@link ZooKeeperError}.
+ * {@link NoNodeError}. An unknown code gives a plain {@link ZooKeeperError}. `message` replaces the
+ * default one (`NONODE (delete /a)`).
  */
-export function fromCode(code: number, context: ErrorContext = {}): ZooKeeperError {
+export function fromCode(code: number, context: ErrorContext = {}, message?: string): ZooKeeperError {
   const cls = classesByCode.get(code);
-  return cls ? new cls(undefined, context) : new ZooKeeperError(code, undefined, context);
+  return cls ? new cls(message, context) : new ZooKeeperError(code, message, context);
 }
 
 /**

@@ -62,6 +62,14 @@ export interface ClientOptions {
    * password): the connect fails with SessionExpiredError if the server no longer has it.
    */
   session?: { id: bigint; password: Uint8Array };
+  /**
+   * Create the connect string's chroot (`host:2181/app`), with its missing ancestors, as
+   * persistent nodes with {@link OPEN_ACL_UNSAFE}, when it does not exist (default false). Done
+   * once, before `connect` resolves and after `auth`, so a refusal (NoAuth) fails the connect
+   * instead of the first operation. Without it, operations under a missing chroot fail with
+   * NoNode, whose message names the chroot.
+   */
+  createChroot?: boolean;
   /** Aborts the initial connection attempt. */
   signal?: AbortSignal;
 }
@@ -79,6 +87,7 @@ export interface ResolvedOptions {
   tls: TlsConnectionOptions | undefined;
   auth: ReadonlyArray<{ scheme: string; auth: Buffer }>;
   whileDisconnected: 'fail' | 'wait';
+  createChroot: boolean;
   session: { id: bigint; password: Buffer } | undefined;
   sasl: SaslOptions | undefined;
 }
@@ -98,6 +107,9 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
   }
   if (options.whileDisconnected !== undefined && options.whileDisconnected !== 'fail' && options.whileDisconnected !== 'wait') {
     throw new InvalidArgumentError('whileDisconnected', `must be 'fail' or 'wait', got ${String(options.whileDisconnected)}`);
+  }
+  if (options.createChroot !== undefined && typeof options.createChroot !== 'boolean') {
+    throw new InvalidArgumentError('createChroot', `must be a boolean, got ${String(options.createChroot)}`);
   }
   if (options.session && (typeof options.session.id !== 'bigint' || options.session.id === 0n || !(options.session.password instanceof Uint8Array))) {
     throw new InvalidArgumentError('session', 'must be { id: non-zero bigint, password: Uint8Array }');
@@ -121,6 +133,7 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
     tls: options.tls,
     auth,
     whileDisconnected: options.whileDisconnected ?? 'fail',
+    createChroot: options.createChroot ?? false,
     sasl: options.sasl,
     session: options.session ? { id: options.session.id, password: Buffer.from(options.session.password) } : undefined,
   };

@@ -1,11 +1,12 @@
 /**
  * Sending one request for the client: deadline and signal, `whileDisconnected: 'wait'`, and the
- * request diagnostics channels (built only when someone listens).
+ * request diagnostics channels and `NODE_DEBUG=zk` lines (built only when someone listens: with
+ * neither, a request pays one boolean test).
  */
-import { ErrorCode, RequestTimeoutError } from '../errors.js';
+import { ErrorCode, errorCodeName, RequestTimeoutError } from '../errors.js';
 import type { JuteReader } from '../jute/reader.js';
 import type { JuteWriter } from '../jute/writer.js';
-import { requestFinishChannel, requestStartChannel } from '../diagnostics.js';
+import { debug, debugEnabled, requestFinishChannel, requestStartChannel } from '../diagnostics.js';
 import type { Reply } from '../connection/connection.js';
 import type { Session, SessionState } from '../session/session.js';
 import { raceAbort, validateTimeout } from '../util/abort.js';
@@ -42,12 +43,12 @@ export function sendRequest<T>(
   validateTimeout(timeout);
   options.signal?.throwIfAborted();
   const context = { op: opName, ...(path ? { path } : {}) };
-  const traced = requestStartChannel.hasSubscribers || requestFinishChannel.hasSubscribers;
+  const traced = debugEnabled || requestStartChannel.hasSubscribers || requestFinishChannel.hasSubscribers;
   if (settings.whileDisconnected === 'wait' && waitable.has(session.state)) {
     return sendWhenConnected(session, op, path, write, read, options.signal, timeout, context, traced, coalesce);
   }
   const reply = raceAbort(session.request(op, write, read, coalesce ? COALESCE : undefined), options.signal, timeout, context);
-  return traced ? trace(op, path, reply) : reply;
+  return traced ? trace(op, opName, path, reply) : reply;
 }
 
 /**
@@ -79,18 +80,29 @@ async function sendWhenConnected<T>(
   }
   const left = deadline === undefined ? undefined : Math.max(0, deadline - performance.now());
   const sent = raceAbort(session.request(op, write, read, coalesce ? COALESCE : undefined), signal, left, context);
-  return traced ? trace(op, path, sent) : sent;
+  return traced ? trace(op, context.op, path, sent) : sent;
 }
 
-async function trace<T extends { err: number }>(op: number, path: string | undefined, reply: Promise<T>): Promise<T> {
+async function trace<T extends { err: number }>(op: number, opName: string, path: string | undefined, reply: Promise<T>): Promise<T> {
   const start = performance.now();
   if (requestStartChannel.hasSubscribers) requestStartChannel.publish({ op, path });
   let err: number = ErrorCode.CONNECTIONLOSS;
+  let thrown: unknown;
   try {
     const r = await reply;
     err = r.err;
     return r;
+  } catch (e) {
+    thrown = e;
+    throw e;
   } finally {
-    if (requestFinishChannel.hasSubscribers) requestFinishChannel.publish({ op, path, err, durationMs: performance.now() - start });
+    const durationMs = performance.now() - start;
+    if (requestFinishChannel.hasSubscribers) requestFinishChannel.publish({ op, path, err, durationMs });
+    // `getData /app/config 0.8 ms ok`, `... NONODE`, or the error that ended the wait.
+    if (debugEnabled) debug('%s %s %s ms %s', opName, path ?? '-', durationMs.toFixed(1), thrown === undefined ? (err === 0 ? 'ok' : errorCodeName(err)) : describe(thrown));
   }
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }

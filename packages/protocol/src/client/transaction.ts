@@ -92,7 +92,8 @@ export class Transaction {
    * Stat for containers and TTL nodes (the server answers a plain create inside a multi without
    * one, even when asked with create2, so this builder does not offer it).
    */
-  create(path: string, data?: Data, options: Omit<CreateOptions, 'signal' | 'timeout'> = {}): this {
+  create(path: string, data?: Data, options: Omit<CreateOptions, 'signal' | 'timeout' | 'parents' | 'parentAcl'> = {}): this {
+    if ((options as CreateOptions).parents) throw new InvalidArgumentError('parents', 'not available in a transaction: add the parents\' creates before this one, or use ensurePath first');
     const { request } = this.#zk.prepareCreate(path, data, options, false);
     this.#ops.push({ op: 'create', path, wire: request });
     return this;

@@ -4,12 +4,13 @@
  * server error into a typed error carrying the code, the operation and the path.
  */
 import { AddWatchMode, CreateMode, OpCode } from '../constants.js';
-import { ErrorCode, fromCode, InvalidArgumentError, SessionExpiredError } from '../errors.js';
+import { ErrorCode, fromCode, InvalidArgumentError, NoNodeError, SessionExpiredError, ZooKeeperError } from '../errors.js';
 import type { JuteReader } from '../jute/reader.js';
 import type { JuteWriter } from '../jute/writer.js';
 import type { Stat } from '../jute/data.js';
 import * as proto from '../jute/proto.js';
 import { Session, type SessionState, type StateListener } from '../session/session.js';
+import { isConnected } from '../session/state.js';
 import type { WatchedEvent, WatchKind, WatchListener } from '../session/watches.js';
 import { AsyncQueue } from '../util/queue.js';
 import { raceAbort, validateTimeout } from '../util/abort.js';
@@ -18,7 +19,8 @@ import { sendRequest } from './requests.js';
 import { checkWatches, removeWatches, type RemovableWatchKind, type WatchContext } from './watch-ops.js';
 import { OPEN_ACL_UNSAFE, validateACL, type ACL } from './acl.js';
 import { resolveOptions, type ClientOptions, type ResolvedOptions } from './options.js';
-import { addChroot, stripChroot, validatePath } from './paths.js';
+import { addChroot, parentPath, stripChroot, validatePath } from './paths.js';
+import { Budget, createWithParents, deleteRecursive, ensurePath, validateParents, type ParentsMode, type TreeClient } from './tree.js';
 import { Transaction, type MultiReadOp, type MultiReadResult, executeMultiRead } from './transaction.js';
 import type { MultiOpInput } from '../jute/multi.js';
 import type { Reply } from '../connection/connection.js';
@@ -44,6 +46,19 @@ export interface CreateOptions extends CallOptions {
   acl?: readonly ACL[];
   /** Time to live in ms, for the TTL modes only (the server needs `extendedTypesEnabled`). */
   ttl?: number;
+  /**
+   * Create the missing ancestors first, without data, like `mkdir -p` (default false): `true`
+   * makes them persistent, `'container'` makes them containers, which the server deletes some
+   * time after their last child is gone. Persistent is the default because ancestors are usually
+   * directories the application means to keep (a container may vanish between two of its
+   * creates, which then fail with NoNode); containers suit scratch parents such as lock
+   * directories. One round trip when the parent exists; otherwise one more, carrying every
+   * ancestor's create and this one in order. An ancestor create that fails for any reason but
+   * NodeExists (ConnectionLoss included: it may not have happened) fails the call.
+   */
+  parents?: ParentsMode;
+  /** ACL of the ancestors `parents` creates (default {@link OPEN_ACL_UNSAFE}, whatever `acl` is). */
+  parentAcl?: readonly ACL[];
 }
 
 /** Options of reads that can leave a watch. */
@@ -94,6 +109,7 @@ export class ZooKeeper implements AsyncDisposable {
     await zk.#session.start(options.signal);
     try {
       for (const { scheme, auth } of zk.#options.auth) await zk.addAuth(scheme, auth);
+      if (zk.#options.createChroot && zk.#chroot !== '') await zk.#ensureChroot(options.signal);
     } catch (err) {
       await zk.close();
       throw err;
@@ -162,8 +178,22 @@ export class ZooKeeper implements AsyncDisposable {
 
   async #create(path: string, data: Data, options: CreateOptions, withStat: boolean): Promise<{ path: string; stat?: Stat }> {
     const { request, read } = this.prepareCreate(path, data, options, withStat);
+    validateParents(options.parents);
+    if (options.parentAcl !== undefined) validateACL(options.parentAcl);
     const write = request.type === OpCode.createTTL ? (w: JuteWriter) => proto.writeCreateTTLRequest(w, request) : (w: JuteWriter) => proto.writeCreateRequest(w, request);
-    const r = await this.#call(request.type, 'create', path, write, read, options);
+    let r: proto.CreateResponse | proto.Create2Response;
+    if (!options.parents) {
+      r = await this.#call(request.type, 'create', path, write, read, options);
+    } else {
+      const budget = new Budget(options);
+      const send = () => this.#call(request.type, 'create', path, write, read, budget.call());
+      try {
+        r = await send();
+      } catch (err) {
+        if (!(err instanceof NoNodeError)) throw err;
+        r = await createWithParents(this as TreeClient, path, options.parents, options.parentAcl, budget, send);
+      }
+    }
     return { path: this.#strip(r.path), ...('stat' in r ? { stat: r.stat } : {}) };
   }
 
@@ -194,6 +224,28 @@ export class ZooKeeper implements AsyncDisposable {
     return { request: { type: OpCode.create, ...fields }, read: proto.readCreateResponse };
   }
 
+  /**
+   * Creates `path` and every missing ancestor without data, like `mkdir -p`, and succeeds when
+   * it already exists: persistent nodes, or containers with `container: true`; `acl` for all of
+   * them (default {@link OPEN_ACL_UNSAFE}). One read when the path exists, else the creates in
+   * one round trip. Safe to repeat (also with {@link retry}'s `idempotent`).
+   */
+  ensurePath(path: string, options: CallOptions & { container?: boolean; acl?: readonly ACL[] } = {}): Promise<void> {
+    return ensurePath(this as TreeClient, path, options);
+  }
+
+  /**
+   * Deletes `path` and everything below it, children first; resolves with the number of nodes
+   * this call deleted (0 when `path` did not exist). Nodes deleted by others meanwhile are
+   * skipped; a node that keeps gaining children fails it with NotEmptyError after 5 rounds.
+   * Not atomic: after a failure (ConnectionLoss, NoAuth, the call's deadline) part of the tree
+   * may be gone, and calling it again finishes the work. `timeout` bounds the whole call.
+   * Refuses `/`.
+   */
+  deleteRecursive(path: string, options: CallOptions = {}): Promise<number> {
+    return deleteRecursive(this as TreeClient, path, options);
+  }
+
   /** Deletes a node; `version` -1 (the default) matches any version. */
   async delete(path: string, options: CallOptions & { version?: number } = {}): Promise<void> {
     validatePath(path);
@@ -207,7 +259,13 @@ export class ZooKeeper implements AsyncDisposable {
     validatePath(path);
     const p = addChroot(this.#chroot, path);
     const watch = options.watch !== undefined;
-    const reply = await this.#send(OpCode.exists, 'exists', path, (w) => proto.writeExistsRequest(w, { path: p, watch }), proto.readExistsResponse, options);
+    const notSent = this.#unsendable();
+    let reply: Reply<proto.ExistsResponse>;
+    try {
+      reply = await this.#send(OpCode.exists, 'exists', path, (w) => proto.writeExistsRequest(w, { path: p, watch }), proto.readExistsResponse, options);
+    } catch (err) {
+      throw withContext(err, 'exists', path, notSent);
+    }
     if (reply.err === 0) {
       if (options.watch) this.#session.watches.add('data', path, options.watch);
       return (reply.body as proto.ExistsResponse).stat;
@@ -439,7 +497,41 @@ export class ZooKeeper implements AsyncDisposable {
 
   /** @internal Sends a request and returns the raw reply (err not turned into an exception). */
   async rawRequest<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions) {
-    return this.#send(op, opName, path, write, read, options);
+    const notSent = this.#unsendable();
+    try {
+      return await this.#send(op, opName, path, write, read, options);
+    } catch (err) {
+      throw withContext(err, opName, path, notSent);
+    }
+  }
+
+  /** `createChroot`: the chroot and its ancestors, by their server paths (outside the chroot). */
+  async #ensureChroot(signal: AbortSignal | undefined): Promise<void> {
+    const call = { signal, timeout: this.#options.connectTimeout };
+    const root: Pick<TreeClient, 'create' | 'exists'> = {
+      create: async (p, _data, o = {}) => {
+        const write = (w: JuteWriter) => proto.writeCreateRequest(w, { path: p, data: null, acl: OPEN_ACL_UNSAFE as ACL[], flags: CreateMode.PERSISTENT });
+        const reply = await this.rawRequest(OpCode.create, 'create', p, write, proto.readCreateResponse, o);
+        if (reply.err !== 0) throw fromCode(reply.err, { op: 'create', path: p });
+        return p;
+      },
+      exists: async (p, o = {}) => {
+        const reply = await this.rawRequest(OpCode.exists, 'exists', p, (w) => proto.writeExistsRequest(w, { path: p, watch: false }), proto.readExistsResponse, o);
+        if (reply.err !== 0 && reply.err !== ErrorCode.NONODE) throw fromCode(reply.err, { op: 'exists', path: p });
+        return reply.err === 0 ? reply.body : null;
+      },
+    };
+    try {
+      await ensurePath(root, this.#chroot, call);
+    } catch (err) {
+      if (!(err instanceof ZooKeeperError)) throw err;
+      throw fromCode(err.code, { op: 'connect', path: this.#chroot, cause: err }, `could not create the chroot ${this.#chroot}: ${err.message}`);
+    }
+  }
+
+  /** True when a request made now fails without being sent (not connected, `whileDisconnected: 'fail'`). */
+  #unsendable(): boolean {
+    return this.#options.whileDisconnected === 'fail' && !isConnected(this.#session.state);
   }
 
   #send<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions, coalesce = false) {
@@ -451,15 +543,32 @@ export class ZooKeeper implements AsyncDisposable {
   // `coalesce`: a watch-less getData or getChildren, which coalesceReads may batch.
   #call<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions, coalesce = false): Promise<T> {
     let sent: Promise<Reply<T>>;
+    const notSent = this.#unsendable();
     try {
       sent = this.#send(op, opName, path, write, read, options, coalesce);
     } catch (err) {
       return Promise.reject(err);
     }
-    return sent.then((reply) => {
-      if (reply.err !== 0) throw fromCode(reply.err, { op: opName, path });
-      return reply.body as T;
-    });
+    return sent.then(
+      (reply) => {
+        if (reply.err !== 0) throw this.#serverError(reply.err, opName, path);
+        return reply.body as T;
+      },
+      (err: unknown) => {
+        throw withContext(err, opName, path, notSent);
+      },
+    );
+  }
+
+  /**
+   * The typed error of a reply. Under a chroot a NoNode names it: a create directly below the
+   * chroot's root fails with NoNode only when the chroot itself is missing.
+   */
+  #serverError(code: number, op: string, path: string | undefined): ZooKeeperError {
+    if (code !== ErrorCode.NONODE || this.#chroot === '' || path === undefined) return fromCode(code, { op, path });
+    const missingChroot = op === 'create' && parentPath(path) === '/';
+    const detail = missingChroot ? `: the chroot ${this.#chroot} does not exist (create it, or connect with { createChroot: true })` : ` under the chroot ${this.#chroot}`;
+    return fromCode(code, { op, path }, `NONODE (${op} ${path})${detail}`);
   }
 
   #strip(serverPath: string | null): string {
@@ -481,6 +590,16 @@ export interface StateChange {
   readonly state: SessionState;
   /** The state before; `undefined` for the first item (the state when iteration began). */
   readonly previous: SessionState | undefined;
+}
+
+/**
+ * A connection-level error (ConnectionLoss when the socket drops, SessionExpired, ...) is made
+ * without knowing the request: the same class again, naming the operation and path, whether the
+ * request was sent, and the original as its cause. Errors that already name them pass through.
+ */
+function withContext(err: unknown, op: string, path: string | undefined, notSent: boolean): unknown {
+  if (!(err instanceof ZooKeeperError) || err.op !== undefined) return err;
+  return fromCode(err.code, { op, path, cause: err, notSent }, `${err.message} (${op}${path ? ` ${path}` : ''})`);
 }
 
 function validVersion(version: number | undefined): number {
