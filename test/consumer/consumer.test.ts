@@ -107,7 +107,7 @@ describe('consumer: the packed packages installed with npm', () => {
     expect(help.stdout).toContain('Usage:');
   });
 
-  it('the tarball check refuses what `npm pack` makes of @zk/locks (the workspace range kept)', async () => {
+  it('the tarball check refuses what `npm pack` makes of @zk/locks (the workspace range kept), and npm publish refuses to run', async () => {
     // Negative control of the check the release and the packing above rely on.
     const dir = join(work, 'npm-pack');
     mkdirSync(dir);
@@ -116,6 +116,10 @@ describe('consumer: the packed packages installed with npm', () => {
     const checked = await run(process.execPath, [join(repo, 'scripts', 'release.mjs'), '--check', join(dir, packed.stdout.trim().split('\n').at(-1)!)], repo);
     expect(checked.code).toBe(1);
     expect(checked.stderr).toContain('keeps a workspace range (dependencies.@zk/protocol: workspace:^)');
+    // And npm publish stops in prepublishOnly (a dry run: nothing could be published anyway).
+    const published = await run('npm', ['publish', '--dry-run', '--loglevel=error'], join(repo, 'packages', 'locks'));
+    expect(published.code).not.toBe(0);
+    expect(published.stderr).toContain('publish with `npm run release`');
   });
 
   it('loads from JavaScript: import (ESM) and require (CommonJS, Node >= 20.19), one module instance', async () => {
