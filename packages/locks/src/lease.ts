@@ -64,6 +64,7 @@ export class Lease implements AsyncDisposable {
    * Aborts as soon as the hold is at risk: the session suspended longer than the lock's
    * `suspendedGrace`, reported lost or expired, the client closed, the lock node deleted by
    * someone else, or the lease released. `signal.reason` is a {@link LeaseLostError} saying which.
+   * A revocation request does not abort it (see {@link Lease.revocationRequested}).
    */
   get signal(): AbortSignal {
     return this.#core.controller.signal;

@@ -5,7 +5,7 @@
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChannelName, InvalidArgumentError, TransactionError, type RequestStartMessage, type ZooKeeper } from '@zk/protocol';
+import { ChannelName, InvalidArgumentError, TransactionError, ZooKeeper, type RequestStartMessage } from '@zk/protocol';
 import {
   ExclusiveLock,
   LeaseLostError,
@@ -22,7 +22,7 @@ import {
   type LockBase,
 } from '@zk/locks';
 import { waitFor } from '../../harness/index.js';
-import { TestSpace } from '../../harness/fixtures.js';
+import { proxyToServer, TestSpace } from '../../harness/fixtures.js';
 
 let space: TestSpace;
 
@@ -144,6 +144,30 @@ describe('multi-lock - order and handle', () => {
     await second.release();
     expect(await queue('/ml/s/q1')).toEqual([]);
     expect(await queue('/ml/s/q2')).toEqual([]);
+  });
+
+  it('the signal aborts when the session of one part is cut off, before another client can take that part', async () => {
+    const proxy = await proxyToServer();
+    try {
+      const [a, other] = await Promise.all([space.client(), space.client()]);
+      const cut = await ZooKeeper.connect(`${proxy.connectString}${space.root}`, { sessionTimeout: 3000, connectTimeout: 1000 });
+      const lease = await new MultiLock([new Mutex(a, '/ml/c/p1'), new Mutex(cut, '/ml/c/p2')]).acquire();
+      let abortedAt = 0;
+      lease.signal.addEventListener('abort', () => (abortedAt = performance.now()));
+      proxy.block();
+      const next = await new Mutex(other, '/ml/c/p2').acquire({ timeout: 30_000 });
+      const acquiredAt = performance.now();
+      expect(lease.signal.reason).toMatchObject({ name: 'LeaseLostError', path: '/ml/c/p2' });
+      expect(abortedAt).toBeGreaterThan(0);
+      expect(abortedAt).toBeLessThanOrEqual(acquiredAt);
+      expect(next.fencingToken > lease.fencingTokens.get('/ml/c/p2')!).toBe(true);
+      await lease.release(); // p1 is deleted; p2's delete goes on in the background until the session ends
+      expect(await queue('/ml/c/p1')).toEqual([]);
+      await next.release();
+      await cut.close();
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('run(): the MultiLock and each part are reentrant inside; every part is released after', async () => {
