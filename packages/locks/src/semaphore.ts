@@ -91,6 +91,16 @@ export class Semaphore {
   readonly #data: Buffer;
   readonly #leasesPath: string;
   readonly #locksPath: string;
+  /**
+   * Whether our last listing of `leases/` had room at once. Then the next acquire lets the
+   * internal lock go in the same round trip as its lease creates instead of after the listing
+   * (one round trip less in the lock's hand-off chain); if the permits turn out to be taken, it
+   * withdraws its nodes and queues again, keeping the lock while it waits. Safety does not rest
+   * on the lock: a permit is held only by a node whose own listing, which contains every holder's
+   * node, numbered at most `maxLeases`. The lock only keeps more than one acquirer from waiting
+   * with a node in place (which could leave them all waiting for each other).
+   */
+  #freeLastTime = false;
 
   /** Bad input (path, maxLeases, suspendedGrace, data) throws InvalidArgumentError; nothing is sent. */
   constructor(zk: ZooKeeper, path: string, options: SemaphoreOptions) {
@@ -186,18 +196,29 @@ export class Semaphore {
     if (signal?.aborted) throw new LockAbortedError(this.path, signal.reason);
     const attempt = new Attempt(this.zk, this.path, timeout, signal);
     try {
-      const lock = await this.#lockInternal(attempt, timeout === 0);
-      let nodes: HeldNode[];
-      try {
-        nodes = await this.#takeLeases(attempt, qty);
-      } catch (err) {
-        await removeNode(this.zk, lock.nodePath, err);
-        throw err;
+      for (let early = this.#freeLastTime; ; early = false) {
+        const lock = await this.#lockInternal(attempt, timeout === 0);
+        let released = false;
+        // Lets the next acquirer in. Not awaited: this session's later requests (a release, the
+        // next acquire) reach the server after this delete anyway.
+        const release = () => {
+          if (released) return;
+          released = true;
+          deleteGuaranteed(this.zk, lock.nodePath).catch(() => undefined);
+        };
+        let nodes: HeldNode[] | undefined;
+        try {
+          nodes = await this.#takeLeases(attempt, qty, early ? release : undefined);
+        } catch (err) {
+          if (!released) await removeNode(this.zk, lock.nodePath, err);
+          throw err;
+        }
+        release();
+        if (nodes) return nodes.map((n) => new Lease(guard(this.zk, this.path, n.nodePath, n.czxid, this.#options, () => undefined)));
+        // Let go early, and the permits were taken after all: our nodes are gone; queue again,
+        // this time keeping the internal lock while we wait.
+        if (attempt.expired) throw attempt.timeoutError();
       }
-      // The permits are ours: let the next acquirer in. Not awaited: this session's later
-      // requests (a release, the next acquire) reach the server after this delete anyway.
-      deleteGuaranteed(this.zk, lock.nodePath).catch(() => undefined);
-      return nodes.map((n) => new Lease(guard(this.zk, this.path, n.nodePath, n.czxid, this.#options, () => undefined)));
     } finally {
       attempt.end();
     }
@@ -217,10 +238,12 @@ export class Semaphore {
 
   /**
    * Creates `qty` lease nodes (while we hold the internal lock) and waits until they fit under
-   * the limit. On any failure every node of ours is removed, or swept when its create's outcome
-   * is unknown.
+   * the limit. With `releaseEarly`, the internal lock is let go in the same round trip as the
+   * creates (see `#freeLastTime`); then there is no waiting: if the nodes do not fit
+   * at once, they are removed and the result is `undefined`. On any failure every node of ours is
+   * removed, or swept when its create's outcome is unknown.
    */
-  async #takeLeases(attempt: Attempt, qty: number): Promise<HeldNode[]> {
+  async #takeLeases(attempt: Attempt, qty: number, releaseEarly?: () => void): Promise<HeldNode[] | undefined> {
     const slots: Slot[] = Array.from({ length: qty }, () => ({ attemptId: newAttemptId(), inFlight: undefined, unknown: false, node: undefined }));
     try {
       // Every create, then the listing, back to back: the server handles one session's requests
@@ -228,6 +251,9 @@ export class Semaphore {
       const sent = slots.map((slot) => this.#send(slot));
       const listed = this.zk.getChildren(this.#leasesPath);
       listed.catch(() => undefined); // a failure here is the creates' failure, handled below
+      // Sent after our creates, so every lease node made while the next acquirer holds the lock
+      // is still that acquirer's: the rule the V2 protocol relies on to let only one wait.
+      releaseEarly?.();
       let firstTry = true;
       for (const [i, slot] of slots.entries()) {
         try {
@@ -242,6 +268,10 @@ export class Semaphore {
       const nodes = slots.map((s) => s.node as HeldNode);
       let children: string[] | undefined;
       if (firstTry) children = await attempt.race(listed).catch((e: unknown) => (e instanceof ConnectionLossError ? undefined : Promise.reject(e)));
+      if (releaseEarly && !(await this.#fits(attempt, nodes, children))) {
+        for (const node of nodes) await removeNode(this.zk, node.nodePath, undefined);
+        return undefined;
+      }
       await this.#waitForRoom(attempt, nodes, children);
       return nodes;
     } catch (err) {
@@ -305,6 +335,31 @@ export class Semaphore {
     }
   }
 
+  /** Whether `nodes` fit under the limit in `children` (listed now if undefined), without waiting. */
+  async #fits(attempt: Attempt, nodes: readonly HeldNode[], children: string[] | undefined): Promise<boolean> {
+    for (;;) {
+      try {
+        return this.#room(nodes, children ?? (await attempt.race(this.zk.getChildren(this.#leasesPath))));
+      } catch (err) {
+        if (!(err instanceof ConnectionLossError)) throw err;
+        await attempt.connected(err);
+        children = undefined;
+      }
+    }
+  }
+
+  /**
+   * The decision on one listing of `leases/`: true when the children (ours included) number at
+   * most the limit. Throws LeaseLostError when one of our nodes is missing. Records whether the
+   * permits were free, for the next acquire's choice.
+   */
+  #room(nodes: readonly HeldNode[], children: readonly string[]): boolean {
+    const listing = new Set(children);
+    const gone = nodes.find((n) => !listing.has(n.name));
+    if (gone) throw new LeaseLostError(this.path, `our lease node ${gone.nodePath} is gone (session expired, or deleted by someone else)`, { cause: new NoNodeError(undefined, { path: gone.nodePath }) });
+    return (this.#freeLastTime = listing.size <= this.maxLeases);
+  }
+
   /**
    * Lists `leases/` until the children (ours included) number at most the limit. The first
    * listing after a wake-up sets no watch: when it shows room, there is no watch to remove; only a
@@ -325,6 +380,7 @@ export class Semaphore {
     const offCount = typeof this.#maxLeases === 'number' ? undefined : this.#maxLeases.onChange(() => wake());
     let children = first;
     let arm = false;
+    let waited = false;
     try {
       for (;;) {
         const woken = new Promise<void>((resolve) => (wake = resolve));
@@ -340,11 +396,13 @@ export class Semaphore {
           await attempt.connected(err);
           continue;
         }
-        const listing = new Set(children);
+        const room = this.#room(nodes, children);
         children = undefined;
-        const gone = nodes.find((n) => !listing.has(n.name));
-        if (gone) throw new LeaseLostError(this.path, `our lease node ${gone.nodePath} is gone (session expired, or deleted by someone else)`, { cause: new NoNodeError(undefined, { path: gone.nodePath }) });
-        if (listing.size <= this.maxLeases) return;
+        if (room) {
+          if (waited) this.#freeLastTime = false; // the permits were taken: the next acquire waits holding the lock
+          return;
+        }
+        waited = true;
         if (attempt.expired) throw attempt.timeoutError();
         if (!armed) {
           arm = true; // list again, this time with a watch

@@ -10,7 +10,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChannelName, InvalidArgumentError, ZooKeeper } from '@zk/protocol';
+import { ChannelName, InvalidArgumentError, ZooKeeper, type RequestStartMessage } from '@zk/protocol';
 import { LeaseLostError, LockAbortedError, LockTimeoutError, Semaphore, SemaphoreMutex, SharedCount, SharedCountError, type Lease } from '@zk/locks';
 import { waitFor } from '../../harness/index.js';
 import { connectString, proxyToServer, TestSpace } from '../../harness/fixtures.js';
@@ -100,6 +100,55 @@ describe('semaphore - permits', () => {
     expect((await ls('/sem/n/leases')).length).toBe(3);
     for (const l of [held[0]!, held[2]!, lease]) await l.release();
     expect(await ls('/sem/n/leases')).toEqual([]);
+  });
+
+  it('acquires uncontended in two round trips; after a free acquire, the internal lock is let go in the same round trip as the lease create', async () => {
+    const zk = await space.client();
+    await (await new Semaphore(zk, '/sem/rtt', { maxLeases: 2 }).acquire()).release(); // the parents exist
+    const semaphore = new Semaphore(zk, '/sem/rtt', { maxLeases: 2 });
+    const record = async () => {
+      const seen: string[] = [];
+      const onStart = (m: unknown) => seen.push(`start ${(m as RequestStartMessage).op} ${(m as RequestStartMessage).path}`);
+      const onFinish = (m: unknown) => seen.push(`finish ${(m as RequestStartMessage).op} ${(m as RequestStartMessage).path}`);
+      subscribe(ChannelName.requestStart, onStart);
+      subscribe(ChannelName.requestFinish, onFinish);
+      try {
+        await (await semaphore.acquire()).release();
+      } finally {
+        unsubscribe(ChannelName.requestStart, onStart);
+        unsubscribe(ChannelName.requestFinish, onFinish);
+      }
+      const starts = seen.filter((l) => l.startsWith('start'));
+      expect(starts.slice(0, 5).map((l) => l.split(' ')[1])).toEqual(['15', '8', '15', '8', '2']); // create2 + list (locks), create2 + list (leases), delete (locks)
+      return { deleteSent: seen.indexOf(starts[4]!), leasesListed: seen.indexOf('finish 8 /sem/rtt/leases') };
+    };
+    const fresh = await record(); // nothing known yet: the internal lock goes once the listing shows room
+    expect(fresh.deleteSent).toBeGreaterThan(fresh.leasesListed);
+    const early = await record(); // the last listing had room: the delete leaves with the create
+    expect(early.deleteSent).toBeLessThan(early.leasesListed);
+  });
+
+  it('an acquire that let the internal lock go early and finds the permits taken withdraws its node and waits holding the lock', async () => {
+    const [a, b] = await Promise.all([space.client(), space.client()]);
+    const sa = new Semaphore(a, '/sem/early', { maxLeases: 1 });
+    await (await sa.acquire()).release(); // free: the next acquire of sa lets the lock go early
+    const held = await new Semaphore(b, '/sem/early', { maxLeases: 1 }).acquire();
+    const admin = await space.admin();
+    const before = (await admin.exists(`${space.root}/sem/early/leases`))!.cversion;
+    const waiting = track(sa.acquire({ timeout: 30_000 }));
+    // Its first node is created and withdrawn, then a second one created: 3 child changes.
+    const dir = `${space.root}/sem/early/leases`;
+    await waitFor('a node withdrawn and another queued', async () => ((await admin.exists(dir))!.cversion === before + 3 ? true : undefined), 10_000, 10);
+    const leases = await ls('/sem/early/leases');
+    expect(leases).toHaveLength(2);
+    expect(await ls('/sem/early/locks')).toHaveLength(1); // queued again for the lock, and holding it while it waits
+    expect(waiting.done()).toBe(false);
+    await held.release();
+    const lease = await waiting.result;
+    expect(leases).toContain(lease.node.slice('/sem/early/leases/'.length));
+    await lease.release();
+    await until('/sem/early/locks', 0);
+    expect(await ls('/sem/early/leases')).toEqual([]);
   });
 
   it('fencing tokens grow with every new holder', async () => {
