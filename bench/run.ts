@@ -23,6 +23,7 @@ import { connectNzc, type NzcClient } from './peers/nzc.js';
 import { lockWorkloads } from './workloads/locks.js';
 import { rawWorkloads } from './workloads/raw.js';
 import { scaleWorkloads } from './workloads/scale.js';
+import { semaphoreWorkloads } from './workloads/semaphore.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string) => {
@@ -81,6 +82,7 @@ async function pass(connect: string, full: boolean): Promise<void> {
     await zk.create(base);
     await rawWorkloads(bench, { connect, zk, coalesced, nzc, java }, base);
     await lockWorkloads(bench, connect, zk, java, base);
+    await semaphoreWorkloads(bench, connect, java, base);
     if (full) await scaleWorkloads(bench, connect, zk, base);
   } finally {
     nzc?.close();

@@ -30,6 +30,8 @@ export const WORKLOAD = {
   uncontended: (lock: 'Mutex' | 'ExclusiveLock' | 'write lock') => `uncontended acquire+release: ${lock}`,
   /** Ops: hand-offs; latency: hand-off gap (release call to the next holder's acquire returning). */
   contended: (lock: 'Mutex' | 'ExclusiveLock', sessions: number) => `contended ${lock}, ${sessions} sessions`,
+  /** Ops: acquisitions of one permit (each session loops acquire/release, no hold); latency: the acquire. Metric: releaseP50Us. */
+  semaphore: (sessions: number, permits: number) => `contended Semaphore (${permits} permits), ${sessions} sessions`,
   /** Metrics: readsPerSec, writesPerSec. */
   readWrite: (readers: number, writers: number) => `ReadWriteLock, ${readers} readers + ${writers} writer${writers === 1 ? '' : 's'}`,
   /** Metrics: notificationsPerRelease, heapMiB. */

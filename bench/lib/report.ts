@@ -151,6 +151,13 @@ export function evaluateTargets(rows: readonly Row[]): TargetResult[] {
     add(`ReadWriteLock 8 readers + 1 writer: ${m} >= 1.5x Curator`, [ratio(rw?.summary.metrics[m]?.median, rwp?.summary.metrics[m]?.median)], ([r]) => x(r), ([r]) => r! >= 1.5 - EPS);
   }
 
+  // Issue 13: semaphore acquisitions, ours against Curator's InterProcessSemaphoreV2 (4 permits).
+  for (const sessions of [8, 32]) {
+    const s = row(WORKLOAD.semaphore(sessions, 4), CLIENT.ours);
+    const sp = row(WORKLOAD.semaphore(sessions, 4), CLIENT.curator);
+    add(`contended Semaphore (4 permits), ${sessions} sessions: acquisitions/s >= 1.2x Curator`, [ratio(s?.summary.opsPerSec.median, sp?.summary.opsPerSec.median)], ([r]) => x(r), ([r]) => r! >= 1.2 - EPS);
+  }
+
   const w = row(WORKLOAD.waiters(1000), CLIENT.ours);
   add('1,000 waiters: exactly one waiter notification per release', [w?.summary.metrics['waiterNotificationsPerRelease']?.median], ([n]) => dec(n, 3), ([n]) => Math.abs(n! - 1) < 1e-6);
   return results;

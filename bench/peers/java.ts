@@ -73,6 +73,12 @@ export type JavaCommand =
    */
   | { readonly workload: 'mutexContended'; readonly path: string; readonly sessions: number; readonly seconds: number }
   /**
+   * `sessions` Curator sessions, one thread and one InterProcessSemaphoreV2 (`permits` leases)
+   * each, looping acquire and returnLease (no hold) for `seconds` after a common start. ops:
+   * acquisitions returning inside the window; latencies: the acquire; metric releaseP50Us.
+   */
+  | { readonly workload: 'semaphoreContended'; readonly path: string; readonly sessions: number; readonly permits: number; readonly seconds: number }
+  /**
    * `readers` + `writers` Curator sessions, each its own InterProcessReadWriteLock on `path`,
    * looping read (write) lock acquire and release for `seconds`. ops: reads + writes; metrics
    * readsPerSec, writesPerSec; no latencies.
