@@ -70,6 +70,11 @@ export interface Leases extends ReadonlyArray<Lease>, AsyncDisposable {
  *   the next free permit.
  * - A timed-out or aborted acquire removes its lease nodes and its internal lock node before it
  *   rejects (in the background when disconnected, as every lock here does).
+ * - Uncontended, an acquire takes two round trips. When this object's last acquire found a permit
+ *   free at once, the next one lets the internal lock go in the same round trip as its lease
+ *   create rather than after its listing (a shorter hand-off chain under contention); should the
+ *   permits be taken after all, it withdraws its node and queues again, keeping the internal lock
+ *   while it waits, as Curator does.
  *
  * It does not protect against a holder paused longer than the session timeout: see
  * {@link Lease} (`signal`, `fencingToken`, `fenced()`).
@@ -135,7 +140,8 @@ export class Semaphore {
   /**
    * Acquires one permit. Resolves with its {@link Lease}; rejects with {@link LockTimeoutError}
    * or {@link LockAbortedError} (after removing its nodes), {@link LeaseLostError} when the
-   * session ends meanwhile, or the client's error.
+   * session ends meanwhile or one of its lease nodes is deleted by someone else while it waits
+   * (Curator retries there), or the client's error.
    */
   acquire(options?: SemaphoreAcquireOptions): Promise<Lease>;
   /** Acquires `qty` permits, all or none, and resolves with their {@link Leases}. */

@@ -72,8 +72,12 @@ export class SharedCount implements SharedCountReader, AsyncDisposable {
   #count: number;
   #version = -1;
   readonly #listeners = new Set<(count: number) => void>();
+  /** A change arrived while `start()` was still running: followed once it is done. */
+  #changedWhileStarting = false;
   readonly #onEvent = (e: WatchedEvent) => {
-    if (e.type !== 'DataWatchRemoved') void this.#follow();
+    if (e.type === 'DataWatchRemoved') return;
+    if (this.#state === 'starting') this.#changedWhileStarting = true;
+    else void this.#follow();
   };
 
   /** Bad input (a path, or a seed outside Java's int range) throws InvalidArgumentError. Nothing is sent before `start()`. */
@@ -114,6 +118,7 @@ export class SharedCount implements SharedCountReader, AsyncDisposable {
       }
       this.#update(stat.version, count);
       this.#state = 'started';
+      if (this.#changedWhileStarting) void this.#follow();
     } catch (err) {
       this.#state = 'latent';
       throw err;
