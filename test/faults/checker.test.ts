@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkCapacityWrites, checkFenced, checkHistory, interleavedWriters, type HistoryEvent } from './checker.js';
+import { checkCapacityWrites, checkFenced, checkHistory, interleavedWriters, peakHolders, type HistoryEvent } from './checker.js';
 
 const ms = (n: number) => BigInt(Math.round(n * 1e6));
 
@@ -224,6 +224,11 @@ describe('faults - history checker', () => {
         "s3 (token 12) acquired while 2 others held: 3 holders at once, over the capacity of 2: s1 (token 10; s1's lease signal never aborted), s2 (token 11; killed 100.0 ms before, its session could not have expired)",
       ]);
       expect(checkHistory(h, { capacity: 3, sessionTimeoutMs: 2000 }).violations).toEqual([]);
+    });
+
+    it('measures the most holders at once (a run must reach its permits)', () => {
+      expect(peakHolders([...hold('s1', 1n, 0, 10), ...hold('s2', 2n, 5, 15), ...hold('s3', 3n, 11, 20)])).toBe(2);
+      expect(peakHolders([...hold('s1', 1n, 0, 10), ...hold('s2', 2n, 10, 15)])).toBe(1);
     });
 
     it('fails a token held twice, and a participant whose tokens do not grow', () => {

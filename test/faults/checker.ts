@@ -205,6 +205,23 @@ function tokenViolations(ordered: readonly Hold[], capacity: number): string[] {
 }
 
 /**
+ * The most holds believed at once in a history (acquired, not yet released or killed; a lost
+ * signal does not end a hold here): a semaphore run must reach its permits, or it never tested
+ * its capacity.
+ */
+export function peakHolders(events: readonly HistoryEvent[]): number {
+  const sorted = [...events].sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : 0));
+  const open = new Set<string>();
+  let peak = 0;
+  for (const e of sorted) {
+    if (e.kind === 'acquired') open.add(e.who);
+    else if (e.kind === 'released' || e.kind === 'killed') open.delete(e.who);
+    peak = Math.max(peak, open.size);
+  }
+  return peak;
+}
+
+/**
  * Checks a fenced resource's log: it never accepted a write whose token was lower than one it
  * had accepted before (a stale holder).
  */

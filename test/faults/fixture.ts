@@ -21,7 +21,11 @@
  *   that exits with a non-zero code, or prints a line that is not an event, adds an `error`
  *   event; so does a crash. `fx.holder()` is who holds the lock now, by the log.
  * - `GuardedResource` (an HTTP server on 127.0.0.1) remembers the highest fencing token it
- *   accepted and refuses lower ones; `writes` logs every write, accepted or not.
+ *   accepted and refuses lower ones; `writes` logs every write, accepted or not. A fixture with a
+ *   `capacity` above 1 (a semaphore's permits) cannot fence that way (a lease node's zxid does not
+ *   order the holders of different permits): its resource asks ZooKeeper whether the writer's
+ *   lease node still exists with that token, and its log is checked by counting the tokens
+ *   writing at once (checkCapacityWrites).
  * - `fx.problems()` lists what makes a run fail: checker violations, stale writes accepted,
  *   and an acquisition rate below the nemesis's minimum, with the participants' errors (counted
  *   by message) so a stalled run says why.
@@ -30,7 +34,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { checkFenced, checkHistory, type HistoryEvent, type ResourceWrite, type Verdict } from './checker.js';
+import { ZooKeeper } from '@zk/protocol';
+import { checkCapacityWrites, checkFenced, checkHistory, type HistoryEvent, type ResourceWrite, type Verdict } from './checker.js';
 import type { NemesisRow } from './summary.js';
 
 /** The participant script. */
@@ -38,8 +43,12 @@ export const PARTICIPANT = fileURLToPath(new URL(import.meta.url.includes('/test
 /** The session timeout participants ask for unless told otherwise, ms. */
 export const SESSION_TIMEOUT = 2000;
 
-/** How a participant takes the lock: a Mutex, either side of a ReadWriteLock at random, or not at all (a broken participant). */
-export type ParticipantKind = 'mutex' | 'rw' | 'cheat';
+/**
+ * How a participant takes the lock: a Mutex, either side of a ReadWriteLock at random, a term of
+ * leadership of a LeaderLatch or a LeaderSelector, a permit of a Semaphore (of the fixture's
+ * `capacity` permits), or not at all (a broken participant).
+ */
+export type ParticipantKind = 'mutex' | 'rw' | 'latch' | 'selector' | 'semaphore' | 'cheat';
 
 /** What to spawn. */
 export interface ParticipantOptions {
@@ -54,6 +63,8 @@ export interface ParticipantOptions {
   /** Requested session timeout, ms (default {@link SESSION_TIMEOUT}). */
   sessionTimeoutMs?: number;
   kind?: ParticipantKind;
+  /** A semaphore participant's permits (default: the fixture's capacity; more only for a control). */
+  permits?: number;
 }
 
 /** A spawned participant. */
@@ -75,41 +86,77 @@ export interface Participant {
   resume(): void;
 }
 
-/** A fenced resource: accepts a write only if its token is not below the highest accepted. */
+/**
+ * Whether the lease node `node` still exists with creation zxid `token`: the fence of a resource
+ * that `capacity` holders share (the writer's permit is alive at the server right now).
+ */
+export type LeaseCheck = (token: bigint, node: string) => Promise<boolean>;
+
+/**
+ * A fenced resource. With one holder at a time (a lock, a leader) it accepts a write only if its
+ * token is not below the highest accepted. Shared by `capacity` holders (a semaphore), it accepts
+ * a write only while the writer's lease node exists with that token (`alive`), since no token
+ * order tells a legitimate older holder from a stale one.
+ */
 export class GuardedResource {
   readonly writes: ResourceWrite[] = [];
+  /** Holders allowed at once. */
+  readonly capacity: number;
   #highest = -1n;
   readonly #server: Server;
   url = '';
 
-  private constructor() {
+  private constructor(capacity: number, alive: LeaseCheck | undefined) {
+    this.capacity = capacity;
     this.#server = createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
       const token = BigInt(url.searchParams.get('token') ?? '-1');
+      const node = url.searchParams.get('node') ?? '';
+      const decided = (accepted: boolean) => {
+        this.writes.push({ who: url.searchParams.get('who') ?? '?', t: process.hrtime.bigint(), token, accepted });
+        res.statusCode = accepted ? 200 : 409;
+        res.end();
+      };
+      if (alive) {
+        alive(token, node).then(decided, () => decided(false));
+        return;
+      }
       const accepted = token >= this.#highest;
       if (accepted) this.#highest = token;
-      this.writes.push({ who: url.searchParams.get('who') ?? '?', t: process.hrtime.bigint(), token, accepted });
-      res.statusCode = accepted ? 200 : 409;
-      res.end();
+      decided(accepted);
     });
   }
 
-  /** Starts one on a free loopback port. */
-  static async start(): Promise<GuardedResource> {
-    const r = new GuardedResource();
+  /**
+   * Starts one on a free loopback port: fenced by the highest token, or with `capacity` > 1 by
+   * `alive` (required then).
+   */
+  static async start(options: { capacity?: number; alive?: LeaseCheck } = {}): Promise<GuardedResource> {
+    const capacity = options.capacity ?? 1;
+    if (capacity > 1 && !options.alive) throw new Error('a resource shared by more than one holder needs a lease check');
+    const r = new GuardedResource(capacity, capacity > 1 ? options.alive : undefined);
     await new Promise<void>((resolve) => r.#server.listen(0, '127.0.0.1', () => resolve()));
     r.url = `http://127.0.0.1:${(r.#server.address() as { port: number }).port}/write`;
     return r;
   }
 
-  /** Writes refused because their token was stale. */
+  /** Writes refused because they were stale. */
   get staleRejected(): number {
     return this.writes.filter((w) => !w.accepted).length;
   }
 
-  /** Stale writes accepted (must be none: see checkFenced). */
+  /**
+   * What the log shows was accepted but stale (must be nothing): a token below one accepted
+   * before (checkFenced) or, shared by N holders, more than N tokens writing at once
+   * (checkCapacityWrites).
+   */
+  fenceViolations(): string[] {
+    return this.capacity > 1 ? checkCapacityWrites(this.writes, this.capacity) : checkFenced(this.writes);
+  }
+
+  /** Stale writes accepted (must be none: see {@link fenceViolations}). */
   get staleAccepted(): number {
-    return checkFenced(this.writes).length;
+    return this.fenceViolations().length;
   }
 
   /** Stops the server. */
@@ -138,21 +185,40 @@ export class FaultFixture {
   /** Pauses not yet over: stopped, or continued (`cont`) but not yet seen running. */
   readonly #openPauses = new Map<string, { from: bigint; cont: bigint | undefined }>();
 
-  private constructor(resource: GuardedResource, root: string, lockPath: string) {
+  /** Holders allowed at once: 1, or a semaphore's permits. */
+  readonly capacity: number;
+  /** The resource's client (capacity > 1). */
+  readonly #zk: ZooKeeper | undefined;
+
+  private constructor(resource: GuardedResource, root: string, lockPath: string, zk: ZooKeeper | undefined) {
     this.resource = resource;
     this.root = root;
     this.lockPath = lockPath;
+    this.capacity = resource.capacity;
+    this.#zk = zk;
   }
 
-  /** A fixture with its own guarded resource; participants connect under chroot `root` and lock `lockPath`. */
-  static async start(options: { root: string; lockPath?: string }): Promise<FaultFixture> {
-    return new FaultFixture(await GuardedResource.start(), options.root, options.lockPath ?? '/faults/lock');
+  /**
+   * A fixture with its own guarded resource; participants connect under chroot `root` and lock
+   * `lockPath`. With `capacity` > 1 (semaphore participants share that many permits) the
+   * resource checks each write's lease with a client of its own on `connect` (same chroot).
+   */
+  static async start(options: { root: string; lockPath?: string; capacity?: number; connect?: string }): Promise<FaultFixture> {
+    const capacity = options.capacity ?? 1;
+    let zk: ZooKeeper | undefined;
+    if (capacity > 1) {
+      if (!options.connect) throw new Error('a fixture with a capacity above 1 needs `connect` for its resource\'s lease checks');
+      zk = await ZooKeeper.connect(`${options.connect}${options.root}`, { sessionTimeout: 10_000 });
+    }
+    const client = zk;
+    const alive: LeaseCheck | undefined = client && ((token, node) => leaseAlive(client, token, node));
+    return new FaultFixture(await GuardedResource.start({ capacity, alive }), options.root, options.lockPath ?? '/faults/lock', zk);
   }
 
   /** Spawns a participant (participant.mjs). */
   spawn(o: ParticipantOptions): Participant {
     const sessionTimeout = o.sessionTimeoutMs ?? SESSION_TIMEOUT;
-    const args = [PARTICIPANT, `${o.connect}${this.root}`, this.lockPath, o.who, String(o.durationMs), String(sessionTimeout), this.resource.url, String(o.workMs), o.kind ?? 'mutex'];
+    const args = [PARTICIPANT, `${o.connect}${this.root}`, this.lockPath, o.who, String(o.durationMs), String(sessionTimeout), this.resource.url, String(o.workMs), o.kind ?? 'mutex', String(o.permits ?? this.capacity)];
     return this.attach(o.who, spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] }), sessionTimeout);
   }
 
@@ -227,12 +293,17 @@ export class FaultFixture {
 
   /** Who holds the lock now by the log (acquired, and not yet released or killed), if anyone. */
   holder(): string | undefined {
+    return this.holders()[0];
+  }
+
+  /** Everyone holding now by the log (a semaphore's permits: up to `capacity`), first acquired first. */
+  holders(): string[] {
     const open = new Set<string>();
     for (const e of this.events) {
       if (e.kind === 'acquired') open.add(e.who);
       else if (e.kind === 'released' || e.kind === 'killed') open.delete(e.who);
     }
-    return [...open][0];
+    return [...open];
   }
 
   /** The participant named `who`. */
@@ -266,7 +337,7 @@ export class FaultFixture {
 
   /** The checker's verdict on the history (with the smallest session timeout asked for). */
   check(): Verdict {
-    return checkHistory(this.history(), { sessionTimeoutMs: this.#sessionTimeoutMs });
+    return checkHistory(this.history(), { sessionTimeoutMs: this.#sessionTimeoutMs, capacity: this.capacity });
   }
 
   /** `error` events counted by message (digits folded, so paths and numbers group), most frequent first. */
@@ -304,7 +375,7 @@ export class FaultFixture {
   problems(verdict: Verdict, progress?: ProgressRequirement): string[] {
     const out = verdict.violations.slice(0, 20);
     if (verdict.violations.length > 20) out.push(`... and ${verdict.violations.length - 20} more violations`);
-    out.push(...checkFenced(this.resource.writes).slice(0, 5));
+    out.push(...this.resource.fenceViolations().slice(0, 5));
     if (progress) {
       const rate = verdict.acquisitions / (this.durationMs / 1000);
       if (!(rate >= progress.minPerSecond)) {
@@ -324,6 +395,24 @@ export class FaultFixture {
     }
     await this.exited();
     await this.resource.close();
+    await this.#zk?.close();
+  }
+}
+
+/**
+ * Whether `node` exists with creation zxid `token`. A read, so it is asked again after a
+ * connection loss (a server restarted by a nemesis), for up to 10 s; then the write is refused.
+ */
+async function leaseAlive(zk: ZooKeeper, token: bigint, node: string): Promise<boolean> {
+  if (node === '') return false;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      return (await zk.exists(node))?.czxid === token;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 50)); // the client reconnects meanwhile
+    }
   }
 }
 

@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { connectString, TestSpace } from '../harness/fixtures.js';
 import { curatorMissing } from '../harness/java.js';
 import { CuratorParticipants } from './java-participant.js';
-import { cheatControl, leaderKills, partitionHolder, sigkillHolders, sigstopHolder } from './nemeses.js';
+import { capacityControl, cheatControl, leaderKills, partitionHolder, sigkillHolders, sigstopHolder } from './nemeses.js';
 import { recordRow } from './summary.js';
 import { report } from './report.js';
 import { MIN_RATE } from './rates.js';
@@ -64,6 +64,27 @@ describe.skipIf(soak)('faults - nemeses', () => {
 
   it('SIGKILL of random holders of a ReadWriteLock (random read and write holds): no reader overlaps a writer', async () => {
     report(await sigkillHolders(ctx(), { processes: 5, durationMs: 10_000 * SCALE, workMs: 20, killEveryMs: 1500, minKills: 2, kind: 'rw', minPerSecond: MIN_RATE.rwSigkill }));
+  }, 60_000 * SCALE);
+
+  // The leader elections and the semaphore under the same nemeses, one run each (the soak runs
+  // every nemesis on them): one acting leader; at most 3 permit holders, all 3 reached.
+  it('SIGKILL of the LeaderLatch leader: one acting leader, growing term tokens, leadership passes on only after the session could expire', async () => {
+    report(await sigkillHolders(ctx(), { kind: 'latch', processes: 4, durationMs: 10_000 * SCALE, workMs: 20, killEveryMs: 1500, minKills: 2, minPerSecond: MIN_RATE.latchSigkill }));
+  }, 60_000 * SCALE);
+
+  it('SIGKILL of the LeaderSelector leader: one acting leader, growing term tokens, leadership passes on only after the session could expire', async () => {
+    report(await sigkillHolders(ctx(), { kind: 'selector', processes: 4, durationMs: 10_000 * SCALE, workMs: 20, killEveryMs: 1500, minKills: 2, minPerSecond: MIN_RATE.selectorSigkill }));
+  }, 60_000 * SCALE);
+
+  it('SIGKILL of Semaphore permit holders (3 permits): never more than 3 holders, all 3 held, a permit passes on only after the session could expire', async () => {
+    report(await sigkillHolders(ctx(), { kind: 'semaphore', permits: 3, processes: 5, durationMs: 10_000 * SCALE, workMs: 20, killEveryMs: 1500, minKills: 2, minPerSecond: MIN_RATE.semaphoreSigkill }));
+  }, 60_000 * SCALE);
+
+  it('the checker catches semaphore participants that take 4 permits where 3 are allowed', async () => {
+    const result = await capacityControl(ctx(), { permits: 3, processes: 5, durationMs: 3000 * SCALE, workMs: 20 });
+    recordRow(result.row);
+    expect(result.problems).toEqual([]);
+    expect(result.verdict.violations.length).toBeGreaterThan(0);
   }, 60_000 * SCALE);
 
   it('the checker catches a broken participant that skips the lock', async () => {

@@ -5,11 +5,16 @@
  * summary row and the list of problems (empty when the run passed): the checker's violations,
  * stale writes accepted, too little progress (with the participants' errors) and what the
  * nemesis itself requires (enough kills, pauses that really overlapped, stale writes rejected).
+ *
+ * Every nemesis takes a `kind` (fixture.ts's ParticipantKind; default `mutex`): the same strikes
+ * on a ReadWriteLock, a leader election (LeaderLatch, LeaderSelector: one acting leader) or a
+ * Semaphore of `permits` permits (at most that many holders; the checker counts against the
+ * capacity and the resource asks ZooKeeper whether each writer's lease is alive).
  */
 import { mkdirSync } from 'node:fs';
 import { ZooKeeper } from '@zk/protocol';
 import { startZooKeeper, TcpProxy, waitFor } from '../harness/index.js';
-import { interleavedWriters, type HistoryEvent, type ResourceWrite, type Verdict } from './checker.js';
+import { interleavedWriters, peakHolders, type HistoryEvent, type ResourceWrite, type Verdict } from './checker.js';
 import { FaultFixture, SESSION_TIMEOUT, writeEvidence, type ParticipantKind } from './fixture.js';
 import type { CuratorParticipants } from './java-participant.js';
 import { WORK_DIR, type NemesisRow } from './summary.js';
@@ -38,12 +43,57 @@ export interface Sizing {
   javas?: number;
   /** The compiled Curator participant; needed when `javas` > 0. */
   curator?: CuratorParticipants | undefined;
+  /** What the participants take (default `mutex`). */
+  kind?: ParticipantKind;
+  /** A semaphore's permits (kind `semaphore`; default 3). */
+  permits?: number;
 }
 
-/** Starts contender `i` of a run: the first `s.javas` are Curator participants, the others Node ones named `prefix<i>`. */
+/** The recipe of a kind, for nemesis names (`mutex` names none, as before there were kinds). */
+export function recipeOf(s: Pick<Sizing, 'kind' | 'permits'>): string {
+  switch (s.kind ?? 'mutex') {
+    case 'rw':
+      return 'ReadWriteLock';
+    case 'latch':
+      return 'LeaderLatch';
+    case 'selector':
+      return 'LeaderSelector';
+    case 'semaphore':
+      return `Semaphore, ${permitsOf(s)} permits`;
+    default:
+      return 'Mutex';
+  }
+}
+
+/** Holders allowed at once by a sizing: the permits of a semaphore, else 1. */
+export const permitsOf = (s: Pick<Sizing, 'kind' | 'permits'>): number => (s.kind === 'semaphore' ? (s.permits ?? 3) : 1);
+/** ` (LeaderLatch)` and the like after a nemesis's name; nothing for a Mutex. */
+const suffix = (s: Sizing) => ((s.kind ?? 'mutex') === 'mutex' ? '' : ` (${recipeOf(s)})`);
+/** A fixture for the sizing's kind (its capacity, and the connect string its resource needs). */
+const fixture = (ctx: Omit<NemesisContext, 'connect'>, connect: string, s: Sizing) => FaultFixture.start({ root: ctx.root, lockPath: ctx.lockPath, capacity: permitsOf(s), connect });
+
+/** Starts contender `i` of a run: the first `s.javas` are Curator participants, the others Node ones named `prefix<i>`; all of the sizing's kind. */
 function contender(fx: FaultFixture, s: Sizing, i: number, prefix: string, o: { connect: string; durationMs: number; workMs: number; sessionTimeoutMs?: number }): void {
-  if (s.curator && i < (s.javas ?? 0)) s.curator.spawn(fx, { who: `j${i}`, ...o });
-  else fx.spawn({ who: `${prefix}${i}`, ...o });
+  if (s.curator && i < (s.javas ?? 0)) s.curator.spawn(fx, { who: `j${i}`, kind: s.kind, ...o });
+  else fx.spawn({ who: `${prefix}${i}`, kind: s.kind, ...o });
+}
+
+/** Participant name prefixes by kind. */
+const PREFIX: Record<ParticipantKind, string> = { mutex: 'p', rw: 'rw', latch: 'll', selector: 'ls', semaphore: 's', cheat: 'cheat' };
+
+/**
+ * What every nemesis also requires of a semaphore run: its participants held up to all the
+ * permits at once (else the capacity was never tested), or of a ReadWriteLock run: read holds.
+ */
+function kindRequirements(fx: FaultFixture, s: Sizing, counts: Record<string, number>): [ok: boolean, what: string][] {
+  counts.peakHolders = peakHolders(fx.history());
+  const permits = permitsOf(s);
+  const reads = fx.events.filter((e) => e.kind === 'acquired' && e.mode === 'read').length;
+  if (s.kind === 'rw') counts.reads = reads;
+  return [
+    [s.kind !== 'semaphore' || counts.peakHolders >= permits, `at most ${counts.peakHolders} holders at once: the ${permits} permits were never all held`],
+    [s.kind !== 'rw' || reads > 0, 'no read holds: the ReadWriteLock was not exercised'],
+  ];
 }
 
 /** What a nemesis run found. */
@@ -86,22 +136,24 @@ async function finish(fx: FaultFixture, nemesis: string, sizing: Sizing, counts:
   await fx.exited();
   const verdict = fx.check();
   const problems = fx.problems(verdict, { minPerSecond: sizing.minPerSecond });
-  for (const [ok, what] of requirements(verdict)) if (!ok) problems.push(what);
+  for (const [ok, what] of [...requirements(verdict), ...kindRequirements(fx, sizing, counts)]) if (!ok) problems.push(what);
   return { row: fx.row(nemesis, verdict), verdict, problems, counts, evidence: { events: fx.history(), writes: fx.resource.writes } };
 }
 
 /**
  * SIGKILL of whoever holds the lock every `killEveryMs`, a fresh participant started for each
  * victim; the lock must pass on only once the victim's session expired. `kind: 'rw'` takes either
- * side of a ReadWriteLock at random (no reader may overlap a writer).
+ * side of a ReadWriteLock at random (no reader may overlap a writer); a leader kind kills the
+ * leader; `semaphore` the longest-holding of the permit holders.
  */
-export async function sigkillHolders(ctx: NemesisContext, s: Sizing & { killEveryMs: number; minKills: number; kind?: 'mutex' | 'rw' }): Promise<NemesisResult> {
+export async function sigkillHolders(ctx: NemesisContext, s: Sizing & { killEveryMs: number; minKills: number }): Promise<NemesisResult> {
   const kind: ParticipantKind = s.kind ?? 'mutex';
-  const nemesis = `SIGKILL of the ${kind === 'rw' ? 'ReadWriteLock' : 'Mutex'} holder every ${s.killEveryMs / 1000} s`;
+  const victim = kind === 'semaphore' ? 'a Semaphore permit holder' : `the ${recipeOf(s)} ${kind === 'latch' || kind === 'selector' ? 'leader' : 'holder'}`;
+  const nemesis = `SIGKILL of ${victim} every ${s.killEveryMs / 1000} s${kind === 'semaphore' ? ` (${permitsOf(s)} permits)` : ''}`;
   await ensureRoot(ctx.connect, ctx.root);
-  const fx = await FaultFixture.start({ root: ctx.root, lockPath: ctx.lockPath });
+  const fx = await fixture(ctx, ctx.connect, s);
   try {
-    const prefix = kind === 'rw' ? 'rw' : 'p';
+    const prefix = PREFIX[kind];
     for (let i = 0; i < s.processes; i++) fx.spawn({ who: `${prefix}${i}`, connect: ctx.connect, durationMs: s.durationMs, workMs: s.workMs, kind });
     let kills = 0;
     let next = s.processes;
@@ -114,13 +166,7 @@ export async function sigkillHolders(ctx: NemesisContext, s: Sizing & { killEver
       kills++;
       fx.spawn({ who: `${prefix}${next++}`, connect: ctx.connect, durationMs: Math.max(1000, deadline - Date.now() + 1000), workMs: s.workMs, kind });
     }
-    const reads = () => fx.events.filter((e) => e.kind === 'acquired' && e.mode === 'read').length;
-    const result = await finish(fx, nemesis, s, { kills }, () => [
-      [kills >= s.minKills, `only ${kills} kills (at least ${s.minKills} required)`],
-      [kind !== 'rw' || reads() > 0, 'no read holds: the ReadWriteLock was not exercised'],
-    ]);
-    result.counts.reads = reads();
-    return result;
+    return await finish(fx, nemesis, s, { kills }, () => [[kills >= s.minKills, `only ${kills} kills (at least ${s.minKills} required)`]]);
   } finally {
     await fx.close();
   }
@@ -136,19 +182,23 @@ export async function sigkillHolders(ctx: NemesisContext, s: Sizing & { killEver
  * an overlap.
  */
 export async function sigstopHolder(ctx: NemesisContext, s: Sizing & { pauses: number; victimWorkMs?: number }): Promise<NemesisResult> {
-  const nemesis = 'SIGSTOP of the holder beyond the session timeout';
+  const nemesis = `SIGSTOP of the holder beyond the session timeout${suffix(s)}`;
   await ensureRoot(ctx.connect, ctx.root);
-  const fx = await FaultFixture.start({ root: ctx.root, lockPath: ctx.lockPath });
+  const fx = await fixture(ctx, ctx.connect, s);
   try {
-    const victim = fx.spawn({ who: 'paused', connect: ctx.connect, durationMs: s.durationMs, workMs: s.victimWorkMs ?? 400 });
+    const victim = fx.spawn({ who: 'paused', connect: ctx.connect, durationMs: s.durationMs, workMs: s.victimWorkMs ?? 400, kind: s.kind });
     const others = Math.max(1, s.processes - 1);
     let pauses = 0;
     let resumedAt = 0n;
     const holding = () => {
       // The victim holds the lock (acquired since it was last woken) and has written since.
       const acquired = [...fx.events].reverse().find((e) => e.who === 'paused' && (e.kind === 'acquired' || e.kind === 'released'));
-      return acquired?.kind === 'acquired' && acquired.t > resumedAt && fx.holder() === 'paused' && fx.resource.writes.some((w) => w.who === 'paused' && w.t > acquired.t) ? true : undefined;
+      return acquired?.kind === 'acquired' && acquired.t > resumedAt && fx.holders().includes('paused') && fx.resource.writes.some((w) => w.who === 'paused' && w.t > acquired.t) ? true : undefined;
     };
+    // The victim's place was taken: with one holder at a time, anyone acquired since the pause;
+    // with N permits, N others hold at once (at most N - 1 did beside the victim).
+    const taken = (stoppedAt: bigint) =>
+      fx.capacity === 1 ? fx.events.some((e) => e.kind === 'acquired' && e.who !== 'paused' && e.t > stoppedAt) : fx.holders().filter((w) => w !== 'paused').length >= fx.capacity;
     await waitFor('the victim to hold the lock and write', holding, 20_000, 5);
     for (let i = 0; i < others; i++) contender(fx, s, i, 'q', { connect: ctx.connect, durationMs: s.durationMs - 2000, workMs: s.workMs });
     // The first pause always; more while there is time for one more round (pause, take-over, wake).
@@ -157,15 +207,17 @@ export async function sigstopHolder(ctx: NemesisContext, s: Sizing & { pauses: n
       victim.pause();
       pauses++;
       const stoppedAt = process.hrtime.bigint();
-      // Someone else holds the lock (the paused session expired) and has written: wake the sleeper.
-      await waitFor('another holder', () => (fx.events.some((e) => e.kind === 'acquired' && e.who !== 'paused' && e.t > stoppedAt) ? true : undefined), 20_000, 20);
-      await waitFor('the new holder to write', () => (fx.resource.writes.some((w) => w.who !== 'paused' && w.t > stoppedAt) ? true : undefined), 20_000, 5);
+      // Someone else holds the victim's place (the paused session expired) and has written: wake the sleeper.
+      await waitFor('another holder', () => (taken(stoppedAt) ? true : undefined), 20_000, 20);
+      const takenAt = fx.capacity === 1 ? stoppedAt : process.hrtime.bigint();
+      await waitFor('the new holder to write', () => (fx.resource.writes.some((w) => w.who !== 'paused' && w.t > takenAt) ? true : undefined), 20_000, 5);
       victim.resume();
       resumedAt = process.hrtime.bigint();
     }
     const counts = { pauses, interleavings: 0, learned: 0 };
     return await finish(fx, nemesis, s, counts, (v) => {
       // A resource that trusts "I hold the lock" takes writes from two holders interleaved.
+      // (With N permits many tokens interleave anyway: counted, not required.)
       counts.interleavings = interleavedWriters(fx.resource.writes.map((w) => ({ ...w, accepted: true })));
       counts.learned = learnedAfterPauses(fx.history());
       return [
@@ -173,7 +225,7 @@ export async function sigstopHolder(ctx: NemesisContext, s: Sizing & { pauses: n
         [pauses >= 1, 'no pause happened'],
         [v.pausedOverlaps >= pauses, `${v.pausedOverlaps} overlaps with the paused holder for ${pauses} pauses: a pause that caused no overlap tested nothing`],
         [fx.resource.staleRejected > 0, 'no stale write was rejected: the paused holder never wrote after waking, so fencing was not tested'],
-        [counts.interleavings > 0, 'the unfenced view saw no interleaved writers'],
+        [fx.capacity > 1 || counts.interleavings > 0, 'the unfenced view saw no interleaved writers'],
       ];
     });
   } finally {
@@ -200,13 +252,13 @@ function learnedAfterPauses(events: readonly HistoryEvent[]): number {
  * apart): its signal must abort before the next holder acquires (no pause excuses anything here).
  */
 export async function partitionHolder(ctx: NemesisContext, s: Sizing & { minPartitions: number; gapMs?: number }): Promise<NemesisResult> {
-  const nemesis = 'partition of the holder for twice the session timeout';
+  const nemesis = `partition of the holder for twice the session timeout${suffix(s)}`;
   await ensureRoot(ctx.connect, ctx.root);
   const [host, port] = ctx.connect.split(',')[0]!.split(':');
   const proxies = await Promise.all(Array.from({ length: s.processes }, () => TcpProxy.start({ host: host!, port: Number(port) })));
-  const fx = await FaultFixture.start({ root: ctx.root, lockPath: ctx.lockPath });
+  const fx = await fixture(ctx, ctx.connect, s);
   try {
-    const participants = proxies.map((p, i) => fx.spawn({ who: `c${i}`, connect: p.connectString, durationMs: s.durationMs, workMs: s.workMs }));
+    const participants = proxies.map((p, i) => fx.spawn({ who: `c${i}`, connect: p.connectString, durationMs: s.durationMs, workMs: s.workMs, kind: s.kind }));
     let partitions = 0;
     const deadline = fx.startedAt + s.durationMs - 5000;
     while (Date.now() < deadline) {
@@ -231,11 +283,11 @@ export async function partitionHolder(ctx: NemesisContext, s: Sizing & { minPart
  * external ensemble (ZK_CONNECT): the caller skips it.
  */
 export async function leaderKills(ctx: Omit<NemesisContext, 'connect'>, s: Sizing & { killEveryMs: number; minKills: number }): Promise<NemesisResult> {
-  const nemesis = `leader kill + restart every ${s.killEveryMs / 1000} s, 3 nodes`;
+  const nemesis = `leader kill + restart every ${s.killEveryMs / 1000} s, 3 nodes${suffix(s)}`;
   const ensemble = await startZooKeeper({ servers: 3, own: true });
   try {
     await ensureRoot(ensemble.connectString, ctx.root);
-    const fx = await FaultFixture.start({ root: ctx.root, lockPath: ctx.lockPath });
+    const fx = await fixture(ctx, ensemble.connectString, s);
     try {
       for (let i = 0; i < s.processes; i++) contender(fx, s, i, 'l', { connect: ensemble.connectString, durationMs: s.durationMs, workMs: s.workMs, sessionTimeoutMs: 6000 });
       let kills = 0;
@@ -272,6 +324,27 @@ export async function cheatControl(ctx: NemesisContext, s: Omit<Sizing, 'minPerS
     const caught = verdict.violations.filter((v) => v.includes('cheat')).length;
     const problems = caught > 0 ? [] : [`the checker did not catch the participant that skips the lock (${verdict.violations.length} violations)`];
     return { row: fx.row('(control) a participant that skips the lock', verdict), verdict, problems, counts: { caught }, evidence: { events: fx.history(), writes: fx.resource.writes } };
+  } finally {
+    await fx.close();
+  }
+}
+
+/**
+ * The capacity control: semaphore participants that each believe the semaphore has `permits` + 1
+ * permits, checked against `permits`. The checker must find more holders at once than allowed;
+ * the run's problems are empty only if it did (and the over-capacity holds really happened).
+ */
+export async function capacityControl(ctx: NemesisContext, s: Omit<Sizing, 'minPerSecond' | 'kind'> & { permits: number }): Promise<NemesisResult> {
+  await ensureRoot(ctx.connect, ctx.root);
+  const fx = await FaultFixture.start({ root: ctx.root, lockPath: ctx.lockPath, capacity: s.permits, connect: ctx.connect });
+  try {
+    for (let i = 0; i < s.processes; i++) fx.spawn({ who: `s${i}`, connect: ctx.connect, durationMs: s.durationMs, workMs: s.workMs, kind: 'semaphore', permits: s.permits + 1 });
+    await fx.exited();
+    const verdict = fx.check();
+    const caught = verdict.violations.filter((v) => v.includes(`over the capacity of ${s.permits}`)).length;
+    const peak = peakHolders(fx.history());
+    const problems = caught > 0 && peak > s.permits ? [] : [`the checker did not catch ${s.permits + 1} permits taken where ${s.permits} are allowed (${verdict.violations.length} violations, at most ${peak} holders at once)`];
+    return { row: fx.row(`(control) ${s.permits + 1} permits taken where ${s.permits} are allowed`, verdict), verdict, problems, counts: { caught, peakHolders: peak }, evidence: { events: fx.history(), writes: fx.resource.writes } };
   } finally {
     await fx.close();
   }

@@ -1,22 +1,29 @@
 // A fault-suite participant: loops acquire -> three writes to the guarded resource -> release,
 // logging every step as JSON lines with CLOCK_MONOTONIC times (process.hrtime.bigint(), one clock
 // for every process of the machine). Runs the built packages.
-//   <connect> <lockPath> <who> <durationMs> <sessionTimeoutMs> <resourceUrl> <workMs> [mutex|rw|cheat]
-// `rw` takes the read or the write side at random; `cheat` skips the lock altogether (a broken
-// participant, to show the checker catches it). Every failure is logged as
+//   <connect> <lockPath> <who> <durationMs> <sessionTimeoutMs> <resourceUrl> <workMs> [kind] [permits]
+// kind: `mutex` (default); `rw` takes the read or the write side at random; `latch` and
+// `selector` take part in a leader election (LeaderLatch, LeaderSelector): a "hold" is a term of
+// leadership, from the moment it came to the moment it is given up (a latch's
+// leadership.release() after the work, a selector's function returning), and a leader stops
+// writing once leadership.signal aborts; `semaphore` takes one of `permits` permits of a
+// Semaphore; `cheat` skips the lock altogether (a broken participant, to show the checker
+// catches it). Locks and permits write whatever happened meanwhile ("I think I hold it"): the
+// resource must refuse what is stale. Writes carry the fencing token and the node it belongs to
+// (a semaphore's resource asks ZooKeeper whether that lease is alive). Every failure is logged as
 // {kind:'error', message} (a failed acquire, a session that could not be opened, a crash), so a
 // run that makes little progress says why. The fixture (fixture.ts) parses these lines.
 import { request } from 'node:http';
 import { ZooKeeper } from '@zk/protocol';
-import { Mutex, ReadWriteLock } from '@zk/locks';
+import { LeaderLatch, LeaderSelector, Mutex, ReadWriteLock, Semaphore } from '@zk/locks';
 
-const [connect, lockPath, who, durationText, sessionTimeoutText, resourceUrl, workText, kind = 'mutex'] = process.argv.slice(2);
+const [connect, lockPath, who, durationText, sessionTimeoutText, resourceUrl, workText, kind = 'mutex', permitsText = '1'] = process.argv.slice(2);
 const now = () => process.hrtime.bigint().toString();
 const log = (event) => process.stdout.write(`${JSON.stringify({ who, t: now(), ...event })}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const write = (token) =>
+const write = (token, node) =>
   new Promise((resolve) => {
-    const req = request(`${resourceUrl}?who=${who}&token=${token}`, { method: 'POST' }, (res) => {
+    const req = request(`${resourceUrl}?who=${who}&token=${token}&node=${encodeURIComponent(node)}`, { method: 'POST' }, (res) => {
       res.resume();
       res.on('end', resolve);
     });
@@ -44,11 +51,54 @@ while (!zk) {
     await sleep(100);
   }
 }
-const makeLocks = () => ({ mutex: new Mutex(zk, lockPath), rw: new ReadWriteLock(zk, lockPath) });
+/** The recipe of this participant's kind on the current client (an election joined once per client). */
+const makeLocks = () => ({
+  mutex: new Mutex(zk, lockPath),
+  rw: new ReadWriteLock(zk, lockPath),
+  semaphore: kind === 'semaphore' ? new Semaphore(zk, lockPath, { maxLeases: Number(permitsText) }) : undefined,
+  selector: kind === 'selector' ? new LeaderSelector(zk, lockPath, { id: who }) : undefined,
+  latch: undefined,
+});
 let locks = makeLocks();
+/** The latch of this client, started; a new one when the last closed by itself (its session ended). */
+const latch = async () => {
+  if (locks.latch?.state === 'closed') await locks.latch.close();
+  if (!locks.latch || locks.latch.state === 'closed') {
+    locks.latch = new LeaderLatch(zk, lockPath, { id: who });
+    locks.latch.start();
+  }
+  return locks.latch;
+};
+
+/**
+ * One hold: logs `acquired`, three writes with `workMs` after each, `released`; `lost` when the
+ * signal aborts. A leader (`stopOnAbort`) writes no more once its signal aborted.
+ */
+async function hold(token, node, signal, mode, stopOnAbort) {
+  log({ kind: 'acquired', token: token.toString(), mode });
+  const onLost = () => log({ kind: 'lost', reason: String(signal.reason?.message ?? signal.reason) });
+  if (signal.aborted) onLost();
+  else signal.addEventListener('abort', onLost, { once: true });
+  for (let k = 0; k < 3; k++) {
+    if (stopOnAbort && signal.aborted) break;
+    // "I think I hold it": unless told to stop, the write goes out whatever happened meanwhile.
+    if (mode === 'write') await write(token, node);
+    await sleep(Number(workText));
+  }
+  log({ kind: 'released' });
+  signal.removeEventListener('abort', onLost);
+}
+
+const failed = async (err, what = '') => {
+  log({ kind: 'error', message: `${what}${String(err?.message ?? err)}` });
+  await sleep(50);
+};
+
 while (Date.now() < end) {
   if (zk.state === 'expired' || zk.state === 'lost') {
     // A session that is gone stays gone: start a new one, as an application would.
+    await locks.latch?.close().catch(() => undefined);
+    await locks.selector?.close().catch(() => undefined);
     await zk.close();
     try {
       zk = await connectClient();
@@ -67,25 +117,38 @@ while (Date.now() < end) {
     log({ kind: 'released' });
     continue;
   }
-  const lock = kind === 'rw' ? (mode === 'read' ? locks.rw.readLock() : locks.rw.writeLock()) : locks.mutex;
+  if (kind === 'latch') {
+    let leadership;
+    try {
+      leadership = await (await latch()).leadership({ timeout: 5000 });
+    } catch (err) {
+      await failed(err, 'leadership: ');
+      continue;
+    }
+    await hold(leadership.fencingToken, leadership.node, leadership.signal, 'write', true);
+    // The term ends here; the latch queues again at the back.
+    await leadership.release().catch((err) => log({ kind: 'error', message: `release: ${String(err?.message ?? err)}` }));
+    continue;
+  }
+  if (kind === 'selector') {
+    try {
+      await locks.selector.run((leadership) => hold(leadership.fencingToken, leadership.node, leadership.signal, 'write', true), { timeout: 5000 });
+    } catch (err) {
+      await failed(err, 'run: ');
+    }
+    continue;
+  }
+  const lock = kind === 'semaphore' ? locks.semaphore : kind === 'rw' ? (mode === 'read' ? locks.rw.readLock() : locks.rw.writeLock()) : locks.mutex;
   let lease;
   try {
     lease = await lock.acquire({ timeout: 5000 });
   } catch (err) {
-    log({ kind: 'error', message: String(err?.message ?? err) });
-    await sleep(50);
+    await failed(err);
     continue;
   }
-  log({ kind: 'acquired', token: lease.fencingToken.toString(), mode });
-  const onLost = () => log({ kind: 'lost', reason: String(lease.signal.reason?.message ?? lease.signal.reason) });
-  lease.signal.addEventListener('abort', onLost, { once: true });
-  for (let k = 0; k < 3; k++) {
-    // "I think I hold the lock": the write goes out whatever happened meanwhile.
-    if (mode === 'write') await write(lease.fencingToken);
-    await sleep(Number(workText));
-  }
-  log({ kind: 'released' });
-  lease.signal.removeEventListener('abort', onLost);
+  await hold(lease.fencingToken, lease.node, lease.signal, mode, false);
   await lease.release().catch((err) => log({ kind: 'error', message: `release: ${String(err?.message ?? err)}` }));
 }
+await locks.latch?.close().catch(() => undefined);
+await locks.selector?.close().catch(() => undefined);
 await zk.close();

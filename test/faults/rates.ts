@@ -15,6 +15,12 @@ export const MIN_RATE = {
   leader: 3,
   /** measured 5.1-10.1/s */
   rwSigkill: 1.5,
+  /** measured 5.1/s (4 participants; each kill leaves no leader for about the 2 s session timeout) */
+  latchSigkill: 1.5,
+  /** measured 4.1/s (as the latch) */
+  selectorSigkill: 1.2,
+  /** measured 26.7/s (5 participants on 3 permits: a kill takes one permit away for the session timeout) */
+  semaphoreSigkill: 8,
 } as const;
 
 /**
