@@ -143,13 +143,17 @@ function packAll(dest) {
   return tarballs;
 }
 
-/** prepublishOnly of each package: only pnpm (through changeset publish) may publish. */
+/**
+ * prepublishOnly of each package: only this script's pnpm publish (through changeset publish, or
+ * the dry run) may publish; npm publish would ship "workspace:^" as it is, and a bare pnpm publish
+ * would skip the clean build and the tarball checks.
+ */
 function guard() {
   const agent = process.env.npm_config_user_agent ?? '';
-  if (!agent.startsWith('pnpm/')) {
+  if (!agent.startsWith('pnpm/') || process.env.ZK_RELEASE !== '1') {
     fail(
-      `publish with \`npm run release\` at the repository root, not \`${agent.split(' ')[0] || 'npm'} publish\`: ` +
-        'only pnpm replaces "workspace:^" with a real version range, and the release checks the tarballs first',
+      `publish with \`npm run release\` at the repository root, not \`${agent.split('/')[0] || 'npm'} publish\`: ` +
+        'it builds from clean and checks the tarballs, and its pnpm replaces "workspace:^" with a real version range',
     );
   }
 }
@@ -177,6 +181,7 @@ if (args[0] === '--guard') {
     const pending = pendingChangesets();
     if (pending.length > 0) fail(`pending changesets (${pending.join(', ')}): run \`npm run version-packages\` and commit first`);
   }
+  process.env.ZK_RELEASE = '1'; // lets the packages' prepublishOnly guard through
   // A clean build, so no output of a deleted source ships.
   for (const { dir } of publicPackages()) rmSync(join(dir, 'dist'), { recursive: true, force: true });
   run(bin('tsc'), ['-b', ...publicPackages().map((p) => p.dir)]);
