@@ -87,6 +87,20 @@ export interface LocalServerConfig {
   readonly jvmOptions?: readonly string[] | undefined;
   /** A CPU list for `taskset -c`: the server runs on those cores only. */
   readonly cpus?: string | undefined;
+  /**
+   * Dynamic reconfiguration: the `server.N` lines (with each member's client address) go to a
+   * separate `zoo.cfg.dynamic` named by `dynamicConfigFile`, with no `clientPort` in zoo.cfg,
+   * as ZooKeeper 3.5+ wants for `reconfig`. The caller adds `reconfigEnabled=true`.
+   */
+  readonly dynamic?: boolean | undefined;
+}
+
+/**
+ * A member's line of a dynamic config (`server.N=host:quorum:election:role;clientHost:clientPort`),
+ * as zoo.cfg.dynamic and `reconfig` take it.
+ */
+export function serverSpec(id: number, ports: ServerPorts, role: 'participant' | 'observer' = 'participant'): string {
+  return `server.${id}=127.0.0.1:${ports.peer}:${ports.election}:${role};127.0.0.1:${ports.client}`;
 }
 
 /** The harness's JVM defaults: a small heap and the C1 JIT only start a server fast, which tests want more than throughput. */
@@ -238,6 +252,8 @@ export class LocalServer {
     const c = this.#config;
     const data = join(c.dir, 'data');
     await mkdir(data, { recursive: true });
+    // After a reconfig the server's own files say who the members are: a restart keeps them.
+    if (c.dynamic && existsSync(join(c.dir, 'zoo.cfg'))) return;
     const lines: Record<string, string | number> = {
       tickTime: c.tickTime,
       initLimit: 20,
@@ -253,7 +269,16 @@ export class LocalServer {
       'admin.enableServer': 'false',
       ...c.extraConfig,
     };
-    for (const m of c.members) lines[`server.${m.id}`] = `127.0.0.1:${m.ports.peer}:${m.ports.election}`;
+    if (c.dynamic) {
+      // The client address moves to each member's line of the dynamic file; a reconfig rewrites
+      // that file (zoo.cfg.dynamic.<version>) and zoo.cfg's pointer to it.
+      delete lines.clientPort;
+      delete lines.clientPortAddress;
+      lines.dynamicConfigFile = join(c.dir, 'zoo.cfg.dynamic');
+      await writeFile(join(c.dir, 'zoo.cfg.dynamic'), c.members.map((m) => serverSpec(m.id, m.ports)).join('\n') + '\n');
+    } else {
+      for (const m of c.members) lines[`server.${m.id}`] = `127.0.0.1:${m.ports.peer}:${m.ports.election}`;
+    }
     if (c.members.length > 0) lines.standaloneEnabled = 'false';
     await writeFile(join(c.dir, 'zoo.cfg'), Object.entries(lines).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
     if (c.members.length > 0) await writeFile(join(data, 'myid'), `${c.id}\n`);

@@ -3,11 +3,12 @@
  * demo. Where it comes from, in order: ZK_CONNECT (an existing ensemble), Testcontainers when a
  * Docker engine answers, otherwise a local install (Debian jars or ZOOKEEPER_HOME).
  */
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dockerAvailable, startContainers } from './containers.js';
-import { findLocalInstall, INSTALL_HINT, LocalServer, type LocalInstall, type ServerPorts } from './local-install.js';
+import { findLocalInstall, INSTALL_HINT, LocalServer, serverSpec, type LocalInstall, type ServerPorts } from './local-install.js';
 import { probeMode, type ServerMode } from './fourletter.js';
 import { freePorts } from './ports.js';
 import { timing, waitFor } from './timing.js';
@@ -36,6 +37,11 @@ export interface ServerHandle {
   mode(): Promise<ServerMode>;
   /** The server's log so far. */
   logs(): Promise<string>;
+  /**
+   * Reconfig-enabled local ensembles only: this server's line for `reconfig`'s joining servers
+   * (`server.N=127.0.0.1:quorum:election:participant;127.0.0.1:client`).
+   */
+  readonly spec?: string | undefined;
 }
 
 /** A running ensemble (or an external one). */
@@ -57,6 +63,13 @@ export interface ZooKeeperEnsemble extends AsyncDisposable {
   waitForQuorum(timeoutMs?: number, options?: { all?: boolean }): Promise<ServerHandle>;
   /** Every server's log, headed by its id. */
   logs(): Promise<string>;
+  /**
+   * Reconfig-enabled local ensembles only (`reconfig: true`): starts one more server (the next
+   * id, fresh ports) whose initial config lists every server started so far and itself, and
+   * resolves once it serves as a non-voting follower; it votes only after a `reconfig` adds its
+   * {@link ServerHandle.spec}. It joins {@link servers} (and the connect string).
+   */
+  addServer(): Promise<ServerHandle>;
   /** Stops everything and removes the data directories. */
   close(): Promise<void>;
 }
@@ -74,6 +87,13 @@ export interface StartOptions {
   /** Ignore ZK_CONNECT and start servers (for tests that must kill them). */
   own?: boolean;
   /**
+   * Dynamic reconfiguration (local servers only; implies `own`): `reconfigEnabled=true`, the
+   * members in a dynamic config file, and a super user ({@link RECONFIG_SUPER_AUTH}, as
+   * `addAuth('digest', ...)`) who alone may `reconfig` (the config node is world-readable only).
+   * Servers can be added with {@link ZooKeeperEnsemble.addServer}.
+   */
+  reconfig?: boolean;
+  /**
    * JVM options for local servers, replacing the defaults that favour a fast start (a small
    * heap, the C1 JIT only): the bench passes the JVM's own defaults for full speed.
    */
@@ -87,6 +107,14 @@ export interface StartOptions {
   clientPorts?: readonly number[];
 }
 
+/** The super user's `user:password` of a `reconfig: true` ensemble, for `addAuth('digest', ...)`. */
+export const RECONFIG_SUPER_AUTH = 'super:reconfig-test';
+
+/** `zookeeper.DigestAuthenticationProvider.superDigest`: `user:base64(sha1(user:password))`. */
+function superDigest(auth: string): string {
+  return `${auth.slice(0, auth.indexOf(':'))}:${createHash('sha1').update(auth).digest('base64')}`;
+}
+
 /**
  * Starts (or finds) a ZooKeeper ensemble and resolves once it serves: every server answers
  * `srvr` with a mode and, for an ensemble, a leader has a quorum of followers.
@@ -96,9 +124,9 @@ export async function startZooKeeper(options: StartOptions = {}): Promise<ZooKee
   const count = options.servers ?? 1;
   if (![1, 3, 5].includes(count)) throw new Error(`servers must be 1, 3 or 5 (got ${String(count)})`);
   const external = process.env.ZK_CONNECT;
-  if (external && !options.own) return externalEnsemble(external);
+  if (external && !options.own && !options.reconfig) return externalEnsemble(external);
   const started = performance.now();
-  if (await dockerAvailable()) return startContainers(count, started, options);
+  if (!options.reconfig && (await dockerAvailable())) return startContainers(count, started, options);
   const install = findLocalInstall();
   if (!install) throw new Error(INSTALL_HINT);
   // The ports are free when chosen, but another process may bind one before Java does; such a
@@ -124,27 +152,44 @@ async function startLocal(count: number, options: StartOptions, install: LocalIn
     id: i + 1,
     ports: { client: options.clientPorts?.[i] ?? portList[i * 3], peer: portList[i * 3 + 1], election: portList[i * 3 + 2] } as ServerPorts,
   }));
-  const servers = members.map(
-    (m) =>
-      new LocalServer({
-        install,
-        id: m.id,
-        dir: join(dir, `server-${m.id}`),
-        ownedDir: dir,
-        ports: m.ports,
-        members: count === 1 ? [] : members,
-        tickTime,
-        extraConfig: options.config ?? {},
-        systemProperties: { 'zookeeper.extendedTypesEnabled': true, ...options.systemProperties },
-        jvmOptions: options.jvmOptions,
-        cpus: options.cpus,
-      }),
-  );
-  const handles = servers.map(localHandle);
+  const reconfig = options.reconfig === true;
+  const server = (m: { id: number; ports: ServerPorts }, list: ReadonlyArray<{ id: number; ports: ServerPorts }>) =>
+    new LocalServer({
+      install,
+      id: m.id,
+      dir: join(dir, `server-${m.id}`),
+      ownedDir: dir,
+      ports: m.ports,
+      // A reconfig-enabled ensemble of one is still a quorum of one (standaloneEnabled=false).
+      members: count === 1 && !reconfig ? [] : list,
+      tickTime,
+      extraConfig: reconfig ? { reconfigEnabled: 'true', ...options.config } : (options.config ?? {}),
+      systemProperties: {
+        'zookeeper.extendedTypesEnabled': true,
+        ...(reconfig ? { 'zookeeper.DigestAuthenticationProvider.superDigest': superDigest(RECONFIG_SUPER_AUTH) } : {}),
+        ...options.systemProperties,
+      },
+      jvmOptions: options.jvmOptions,
+      cpus: options.cpus,
+      dynamic: reconfig,
+    });
+  const servers = members.map((m) => server(m, members));
+  const handles = servers.map((s, i) => localHandle(s, reconfig ? serverSpec(s.id, (members[i] as { ports: ServerPorts }).ports) : undefined));
   const ensemble = new Ensemble(handles, 'local', true, async () => {
     await Promise.all(servers.map((s) => s.kill()));
     await rm(dir, { recursive: true, force: true });
   });
+  if (reconfig) {
+    ensemble.grow = async () => {
+      const [client, peer, election] = await freePorts(3);
+      const joiner = { id: members.length + 1, ports: { client, peer, election } as ServerPorts };
+      members.push(joiner);
+      const added = server(joiner, members.slice());
+      servers.push(added);
+      await added.start();
+      return localHandle(added, serverSpec(joiner.id, joiner.ports));
+    };
+  }
   try {
     // All JVMs start at once; an ensemble member answers srvr only after the election, so only
     // a standalone server is waited on per server, an ensemble as a whole.
@@ -161,9 +206,10 @@ async function startLocal(count: number, options: StartOptions, install: LocalIn
   return ensemble;
 }
 
-function localHandle(server: LocalServer): ServerHandle {
+function localHandle(server: LocalServer, spec?: string): ServerHandle {
   return {
     id: server.id,
+    spec,
     get pid() {
       return server.pid;
     },
@@ -184,17 +230,19 @@ function localHandle(server: LocalServer): ServerHandle {
 
 /** @internal An ensemble over server handles. */
 export class Ensemble implements ZooKeeperEnsemble {
-  readonly servers: readonly ServerHandle[];
+  readonly servers: ServerHandle[];
   readonly source: ZooKeeperEnsemble['source'];
   readonly canKill: boolean;
   startMs = 0;
+  /** Starts one more server (set for reconfig-enabled local ensembles). */
+  grow: (() => Promise<ServerHandle>) | undefined;
   readonly #close: () => Promise<void>;
   #closed = false;
 
   readonly #chroot: string;
 
   constructor(servers: readonly ServerHandle[], source: ZooKeeperEnsemble['source'], canKill: boolean, close: () => Promise<void>, chroot = '') {
-    this.servers = servers;
+    this.servers = servers.slice();
     this.#chroot = chroot;
     this.source = source;
     this.canKill = canKill;
@@ -228,6 +276,13 @@ export class Ensemble implements ZooKeeperEnsemble {
       },
       timeoutMs,
     );
+  }
+
+  async addServer(): Promise<ServerHandle> {
+    if (!this.grow) throw new Error('addServer needs an ensemble started with { reconfig: true }');
+    const handle = await this.grow();
+    this.servers.push(handle);
+    return handle;
   }
 
   async logs(): Promise<string> {

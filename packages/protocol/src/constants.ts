@@ -219,3 +219,9 @@ export const PROTOCOL_VERSION = 0;
  * (1048575 bytes, one byte under 1 MiB; `org.apache.jute.BinaryInputArchive.maxBuffer`).
  */
 export const DEFAULT_MAX_FRAME_SIZE = 0xfffff;
+
+/**
+ * The node holding the ensemble's dynamic configuration (Java `ZooDefs.CONFIG_NODE`). The client
+ * reads and watches it by this server path whatever the chroot, as the Java client's getConfig does.
+ */
+export const CONFIG_NODE = '/zookeeper/config';

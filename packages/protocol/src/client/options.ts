@@ -70,6 +70,13 @@ export interface ClientOptions {
    * NoNode, whose message names the chroot.
    */
   createChroot?: boolean;
+  /**
+   * Follow the ensemble's membership (default false; ZooKeeper 3.5+): the client reads
+   * `/zookeeper/config` with a watch and, on every reconfiguration, makes the members' client
+   * addresses its host list with `updateServerList` (Curator's EnsembleTracker). A client whose
+   * original servers are all replaced keeps its session.
+   */
+  trackEnsemble?: boolean;
   /** Aborts the initial connection attempt. */
   signal?: AbortSignal;
 }
@@ -88,6 +95,7 @@ export interface ResolvedOptions {
   auth: ReadonlyArray<{ scheme: string; auth: Buffer }>;
   whileDisconnected: 'fail' | 'wait';
   createChroot: boolean;
+  trackEnsemble: boolean;
   session: { id: bigint; password: Buffer } | undefined;
   sasl: SaslOptions | undefined;
 }
@@ -110,6 +118,9 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
   }
   if (options.createChroot !== undefined && typeof options.createChroot !== 'boolean') {
     throw new InvalidArgumentError('createChroot', `must be a boolean, got ${String(options.createChroot)}`);
+  }
+  if (options.trackEnsemble !== undefined && typeof options.trackEnsemble !== 'boolean') {
+    throw new InvalidArgumentError('trackEnsemble', `must be a boolean, got ${String(options.trackEnsemble)}`);
   }
   if (options.session && (typeof options.session.id !== 'bigint' || options.session.id === 0n || !(options.session.password instanceof Uint8Array))) {
     throw new InvalidArgumentError('session', 'must be { id: non-zero bigint, password: Uint8Array }');
@@ -134,6 +145,7 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
     auth,
     whileDisconnected: options.whileDisconnected ?? 'fail',
     createChroot: options.createChroot ?? false,
+    trackEnsemble: options.trackEnsemble ?? false,
     sasl: options.sasl,
     session: options.session ? { id: options.session.id, password: Buffer.from(options.session.password) } : undefined,
   };

@@ -24,6 +24,9 @@ import { Budget, createWithParents, deleteRecursive, ensurePath, validateParents
 import { Transaction, type MultiReadOp, type MultiReadResult, executeMultiRead } from './transaction.js';
 import type { MultiOpInput } from '../jute/multi.js';
 import type { Reply } from '../connection/connection.js';
+import { CONFIG_NODE, parseConfig, reconfigBody, serverListOf, type EnsembleConfig, type ReconfigChange } from './reconfig.js';
+import { EnsembleTracker } from './ensemble-tracker.js';
+import type { HostAddress } from '../session/hosts.js';
 
 /** @internal A create as the wire carries it, alone or inside a multi. */
 export type CreateOp = Extract<MultiOpInput, { type: 1 | 15 | 19 | 21 }>;
@@ -92,6 +95,7 @@ export class ZooKeeper implements AsyncDisposable {
   readonly #session: Session;
   readonly #chroot: string;
   readonly #watchContext: WatchContext;
+  #tracker: EnsembleTracker | undefined;
 
   private constructor(options: ResolvedOptions) {
     this.#options = options;
@@ -110,6 +114,7 @@ export class ZooKeeper implements AsyncDisposable {
     try {
       for (const { scheme, auth } of zk.#options.auth) await zk.addAuth(scheme, auth);
       if (zk.#options.createChroot && zk.#chroot !== '') await zk.#ensureChroot(options.signal);
+      if (zk.#options.trackEnsemble) await zk.#trackEnsemble();
     } catch (err) {
       await zk.close();
       throw err;
@@ -483,10 +488,86 @@ export class ZooKeeper implements AsyncDisposable {
   }
 
   /**
+   * The ensemble's configuration: the `/zookeeper/config` node (read by that path whatever the
+   * chroot) parsed into members, with its version, text and Stat. A `watch` fires once on the
+   * next reconfiguration. Needs ZooKeeper 3.5+ (an older server answers NoNode).
+   *
+   * @example
+   * ```ts
+   * const { members, version } = await zk.getConfig();
+   * for (const m of members) console.log(m.id, m.role, m.client);
+   * ```
+   */
+  async getConfig(options: WatchOptions = {}): Promise<EnsembleConfig> {
+    const watch = options.watch !== undefined;
+    const write = (w: JuteWriter) => proto.writeGetDataRequest(w, { path: CONFIG_NODE, watch });
+    const reply = await this.rawRequest(OpCode.getData, 'getConfig', CONFIG_NODE, write, proto.readGetDataResponse, options);
+    if (reply.err !== 0) throw fromCode(reply.err, { op: 'getConfig', path: CONFIG_NODE });
+    // Registered by the server path, which the session strips to itself and re-arms as is.
+    if (options.watch) this.#session.watches.add('data', CONFIG_NODE, options.watch);
+    const body = reply.body as proto.GetDataResponse;
+    return parseConfig((body.data ?? EMPTY).toString('utf8'), body.stat);
+  }
+
+  /**
+   * Changes the ensemble's membership (ZooKeeper 3.5+, `reconfigEnabled=true` on the servers)
+   * and resolves with the new configuration once a quorum of the new one committed it.
+   * Incremental: `joining` (`server.N=host:quorumPort:electionPort[:role][;clientHost:clientPort]`
+   * lines or objects) and `leaving` (server ids); non-incremental: `members`, the whole new
+   * list. `fromConfig` applies it only if the config version is still that one. The server's
+   * refusals are typed: ReconfigDisabledError (reconfig not enabled), NoAuthError (not a super
+   * user, unless the servers run with skipACL), BadVersionError (`fromConfig` is stale),
+   * ReconfigInProgressError (another reconfig is not committed yet), NewConfigNoQuorumError (a
+   * quorum of the new config is not connected to the leader), BadArgumentsError (e.g. removing
+   * every member). Not idempotent: after a ConnectionLoss, read the config to learn the outcome.
+   *
+   * @example
+   * ```ts
+   * const before = await zk.getConfig();
+   * const after = await zk.reconfig({ joining: ['server.4=10.0.0.4:2888:3888;2181'], leaving: [1], fromConfig: before.version });
+   * ```
+   */
+  async reconfig(change: ReconfigChange, options: CallOptions = {}): Promise<EnsembleConfig> {
+    const request = reconfigBody(change);
+    const body = await this.#call(OpCode.reconfig, 'reconfig', undefined, (w) => proto.writeReconfigRequest(w, request), proto.readGetDataResponse, options);
+    return parseConfig((body.data ?? EMPTY).toString('utf8'), body.stat);
+  }
+
+  /**
+   * Replaces the servers this client may use (Java's `updateServerList`), e.g. after a
+   * reconfiguration; a connect string (no chroot, or the client's own) or addresses. When many
+   * clients apply the same change, they spread evenly over the new list while as few as possible
+   * move: this client leaves its server only when that server is gone, or, when servers were
+   * added, with the probability that gives every server the same expected share (the Java
+   * client's rule). Moving resumes the same session on the other server (ephemeral nodes,
+   * watches and credentials are kept; requests in flight at that moment fail with
+   * ConnectionLoss, as on any disconnect). Returns true when this client moves.
+   * See the `trackEnsemble` option to have this done on every reconfiguration.
+   */
+  updateServerList(hosts: string | readonly HostAddress[]): boolean {
+    return this.#session.updateHosts(serverListOf(hosts, this.#chroot));
+  }
+
+  /** The servers this client may connect to, in the order it tries them. */
+  get serverList(): readonly HostAddress[] {
+    return this.#session.hosts.map((h) => ({ host: h.host, port: h.port }));
+  }
+
+  /**
+   * `trackEnsemble`: follow the config node (Curator's EnsembleTracker). Its first read is waited
+   * for, but a failure does not fail the connect: it is read again once connected.
+   */
+  async #trackEnsemble(): Promise<void> {
+    this.#tracker = new EnsembleTracker(this);
+    await this.#tracker.start();
+  }
+
+  /**
    * Ends the session: sends closeSession, so this session's ephemeral nodes are deleted at
    * once, then closes the socket. Pending requests fail. Idempotent.
    */
   async close(): Promise<void> {
+    this.#tracker?.stop();
     await this.#session.close();
   }
 

@@ -4,7 +4,7 @@
  * server compares each watched node with `relativeZxid` (our lastZxidSeen) and fires at once the
  * watches whose node changed while we were away. Pure.
  */
-import { OpCode } from '../constants.js';
+import { CONFIG_NODE, OpCode } from '../constants.js';
 import type { JuteWriter } from '../jute/writer.js';
 import { writeSetWatches, writeSetWatches2 } from '../jute/proto.js';
 import { addChroot } from '../client/paths.js';
@@ -58,7 +58,8 @@ export function setWatchesRequests(snapshot: WatchSnapshot, chroot: string, rela
   };
   for (const kind of kinds) {
     for (const clientPath of snapshot[kind]) {
-      const path = addChroot(chroot, clientPath);
+      // getConfig's watch is on the config node itself, outside the chroot.
+      const path = clientPath === CONFIG_NODE ? CONFIG_NODE : addChroot(chroot, clientPath);
       const bytes = 4 + Buffer.byteLength(path, 'utf8');
       if (size + bytes > limit) flush();
       batch[kind].push(path);

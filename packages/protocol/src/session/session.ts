@@ -22,6 +22,7 @@ import { eventTypeOf, WatchRegistry, type WatchListener } from './watches.js';
 import { setWatchesRequests } from './rewatch.js';
 import { DigestMd5Client, type SaslOptions } from './sasl.js';
 import { ConnectFailures } from './connect-failures.js';
+import { planServerList } from './host-provider.js';
 
 export type { SessionState };
 
@@ -82,6 +83,8 @@ export class Session {
   #seenReadWrite = false;
   /** A read-write server found while connected read-only: tried first on the next attempt. */
   #preferred: HostAddress | undefined;
+  /** After {@link updateHosts} chose to move: the servers to try first, in order (Java's reconfigMode). */
+  #moveOrder: HostAddress[] = [];
   #rwProbe: NodeJS.Timeout | undefined;
   readonly #stateListeners = new Set<StateListener>();
   readonly #eventQueue: Array<{ event: WatcherEvent; zxid: bigint }> = [];
@@ -141,6 +144,31 @@ export class Session {
   get pendingCount(): number {
     return this.#connection?.pendingCount ?? 0;
   }
+  /** The servers this session may use, in the order it dials them. */
+  get hosts(): readonly HostAddress[] {
+    return this.#ring;
+  }
+
+  /**
+   * Replaces the host list (see host-provider.ts for the rule). When the plan says to move, the
+   * current connection is closed (its in-flight requests fail with ConnectionLoss, as on any
+   * drop) and the session resumes on the planned server: the session, its ephemeral nodes and
+   * its watches are kept. Returns whether it moves.
+   */
+  updateHosts(hosts: readonly HostAddress[], random: () => number = Math.random): boolean {
+    if (isTerminal(this.#state)) throw this.#unavailable();
+    const plan = planServerList(this.#ring, hosts, this.#host, random);
+    this.#ring = plan.hosts;
+    this.#ringIndex = plan.nextIndex;
+    this.#moveOrder = plan.order;
+    this.#preferred = undefined;
+    const conn = this.#connection;
+    if (plan.move && conn) {
+      debug('host list updated: leaving %s:%d to rebalance', this.#host?.host, this.#host?.port);
+      conn.destroy(new ConnectionLossError('moving to another server to rebalance the ensemble'));
+    }
+    return plan.move;
+  }
 
   /** Adds a state listener; returns a function that removes it. */
   onState(listener: StateListener): () => void {
@@ -184,9 +212,9 @@ export class Session {
 
   /** One connection attempt to the next host in the ring. True when it took. */
   async #attempt(signal: AbortSignal | undefined, errors: unknown[], prove = false): Promise<boolean> {
-    const host = this.#preferred ?? (this.#ring[this.#ringIndex % this.#ring.length] as HostAddress);
+    const host = this.#preferred ?? this.#moveOrder.shift() ?? (this.#ring[this.#ringIndex % this.#ring.length] as HostAddress);
     if (this.#preferred) this.#preferred = undefined;
-    else this.#ringIndex = (this.#ringIndex + 1) % this.#ring.length;
+    else if (host === this.#ring[this.#ringIndex % this.#ring.length]) this.#ringIndex = (this.#ringIndex + 1) % this.#ring.length;
     let conn: Connection | undefined;
     const dialedAt = performance.now();
     try {
@@ -296,6 +324,7 @@ export class Session {
     this.#passwd = conn.session.passwd;
     this.#negotiatedTimeout = conn.session.timeOut;
     this.#adoptedAt = performance.now();
+    this.#moveOrder = [];
     if (fresh) debug('server granted a new session 0x%s', this.#sessionId.toString(16));
     this.#clearLossTimer();
     if (conn.session.readOnly) {
