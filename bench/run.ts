@@ -20,6 +20,7 @@ import { renderJson, renderMarkdown, type ReportMeta } from './lib/report.js';
 import { renderSvg } from './lib/svg.js';
 import { startJavaDriver, type JavaDriver } from './peers/java.js';
 import { connectNzc, type NzcClient } from './peers/nzc.js';
+import { leaderWorkloads } from './workloads/leader.js';
 import { lockWorkloads } from './workloads/locks.js';
 import { rawWorkloads } from './workloads/raw.js';
 import { scaleWorkloads } from './workloads/scale.js';
@@ -83,6 +84,7 @@ async function pass(connect: string, full: boolean): Promise<void> {
     await rawWorkloads(bench, { connect, zk, coalesced, nzc, java }, base);
     await lockWorkloads(bench, connect, zk, java, base);
     await semaphoreWorkloads(bench, connect, java, base);
+    await leaderWorkloads(bench, connect, java !== undefined, base);
     if (full) await scaleWorkloads(bench, connect, zk, base);
   } finally {
     nzc?.close();

@@ -32,6 +32,14 @@ export const WORKLOAD = {
   contended: (lock: 'Mutex' | 'ExclusiveLock', sessions: number) => `contended ${lock}, ${sessions} sessions`,
   /** Ops: acquisitions of one permit (each session loops acquire/release, no hold); latency: the acquire. Metric: releaseP50Us. */
   semaphore: (sessions: number, permits: number) => `contended Semaphore (${permits} permits), ${sessions} sessions`,
+  /**
+   * Ops: failovers, each with new participant processes; latency: from the SIGKILL (or the start
+   * of the partition) to the next leader's process saying it leads. Metrics: sessionTimeoutMs,
+   * rttUs, maxOverTimeoutPlusRtt; for a partition signalMs, gapMs, minGapMs.
+   */
+  leaderFailover: (how: 'SIGKILL' | 'partition', sessionMs: number) => `leader failover, ${how}, session ${sessionMs.toLocaleString('en-US')} ms`,
+  /** Ops: leadership changes; latency: the leader giving up to the next one told. Metrics: notificationsPerChange, wokenPerChange, wokenMax. */
+  leaderLatch: (n: number) => `LeaderLatch, ${n} participants`,
   /** Metrics: readsPerSec, writesPerSec. */
   readWrite: (readers: number, writers: number) => `ReadWriteLock, ${readers} readers + ${writers} writer${writers === 1 ? '' : 's'}`,
   /** Metrics: notificationsPerRelease, heapMiB. */

@@ -59,6 +59,23 @@ describe('bench report - targets', () => {
     expect(verdict([], '1,000 waiters')).toBe('not measured');
   });
 
+  it('leader failover: the slowest within the session timeout plus one round trip; on a partition the old leader told first', () => {
+    const f = (how: 'SIGKILL' | 'partition', max: number, minGapMs?: number) =>
+      row(WORKLOAD.leaderFailover(how, 2000), CLIENT.ours, 0.5, { metrics: { maxOverTimeoutPlusRtt: max, maxMs: 2000 * max, sessionTimeoutMs: 2000, ...(minGapMs === undefined ? {} : { minGapMs, gapMs: minGapMs }) } });
+    expect(verdict([f('SIGKILL', 1)], 'leader failover, SIGKILL: every failover')).toBe('met');
+    expect(verdict([f('SIGKILL', 1.01)], 'leader failover, SIGKILL: every failover')).toBe('missed');
+    expect(verdict([f('partition', 1, 120)], 'leader failover, partition: the old leader told')).toBe('met');
+    expect(verdict([f('partition', 1, -3)], 'leader failover, partition: the old leader told')).toBe('missed');
+    expect(verdict([f('SIGKILL', 1)], 'leader failover, partition: every failover')).toBe('not measured');
+  });
+
+  it('LeaderLatch with 100 participants must wake exactly one participant in every change', () => {
+    const latch = (min: number, max: number) => row(WORKLOAD.leaderLatch(100), CLIENT.ours, 100, { metrics: { wokenMin: min, wokenMax: max, wokenPerChange: (min + max) / 2 } });
+    expect(verdict([latch(1, 1)], 'LeaderLatch, 100 participants')).toBe('met');
+    expect(verdict([latch(1, 2)], 'LeaderLatch, 100 participants')).toBe('missed');
+    expect(verdict([latch(0, 1)], 'LeaderLatch, 100 participants')).toBe('missed');
+  });
+
   it('1,000 waiters must wake exactly one waiter per release', () => {
     const w = (n: number) => row(WORKLOAD.waiters(1000), CLIENT.ours, 800, { metrics: { waiterNotificationsPerRelease: n } });
     expect(verdict([w(1)], '1,000 waiters')).toBe('met');
@@ -83,5 +100,10 @@ describe('bench report - tables', () => {
     expect(md).toContain('Skipped Curator: no javac.');
     expect(md).toMatch(/\| getData 100 B, 1 outstanding \| ours \| 8,000 ops \(8,000-8,000\) \| 100 \|/);
     expect(md).toContain('### Targets');
+  });
+
+  it('prints rates below 10 per second with two decimals (a failover takes seconds)', () => {
+    const md = renderMarkdown([row(WORKLOAD.leaderFailover('SIGKILL', 2000), CLIENT.ours, 0.43)], meta);
+    expect(md).toContain('| leader failover, SIGKILL, session 2,000 ms | ours | 0.43 ops (0.43-0.43) |');
   });
 });

@@ -24,6 +24,8 @@ export interface ReportMeta {
 
 const int = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '-' : Math.round(n).toLocaleString('en-US'));
 const dec = (n: number | undefined, digits = 1) => (n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(digits));
+/** A rate per second: whole numbers, but two decimals below 10 (a failover takes seconds). */
+const rate = (n: number | undefined) => (n !== undefined && Number.isFinite(n) && Math.abs(n) < 10 ? n.toFixed(2) : int(n));
 const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0 ? undefined : a / b);
 const x = (r: number | undefined) => (r === undefined ? '-' : `${r.toFixed(2)}x`);
 const metricText = (m: Readonly<Record<string, Spread>>) =>
@@ -49,7 +51,7 @@ export function renderMarkdown(rows: readonly Row[], meta: ReportMeta): string {
     if (!g.length) continue;
     out.push('', `### ${title}`, '', '| workload | client | per second (median, min-max) | p50 µs | p99 µs | p999 µs | client CPU µs/op | other |', '| --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const { workload, client, unit, summary: s } of g) {
-      out.push(`| ${workload} | ${client} | ${int(s.opsPerSec.median)} ${unit} (${int(s.opsPerSec.min)}-${int(s.opsPerSec.max)}) | ${int(s.p50?.median)} | ${int(s.p99?.median)} | ${int(s.p999?.median)} | ${dec(s.cpuPerOp.median)} | ${metricText(s.metrics)} |`);
+      out.push(`| ${workload} | ${client} | ${rate(s.opsPerSec.median)} ${unit} (${rate(s.opsPerSec.min)}-${rate(s.opsPerSec.max)}) | ${int(s.p50?.median)} | ${int(s.p99?.median)} | ${int(s.p999?.median)} | ${dec(s.cpuPerOp.median)} | ${metricText(s.metrics)} |`);
     }
   }
   const vs = versusRows(rows);
@@ -57,7 +59,7 @@ export function renderMarkdown(rows: readonly Row[], meta: ReportMeta): string {
     out.push('', '### Ours against each peer (ratios ours / peer)', '', '| workload | peer | throughput | p50 latency | CPU per op |', '| --- | --- | --- | --- | --- |');
     for (const v of vs) out.push(`| ${v.workload} | ${v.peer} | ${x(v.throughput)} | ${x(v.p50)} | ${x(v.cpu)} |`);
   }
-  out.push('', '### Targets (issue 7)', '', '| target | measured | verdict |', '| --- | --- | --- |');
+  out.push('', '### Targets (issues 7 and 13)', '', '| target | measured | verdict |', '| --- | --- | --- |');
   for (const t of evaluateTargets(rows)) out.push(`| ${t.target} | ${t.measured} | ${t.verdict} |`);
   return `${out.join('\n')}\n`;
 }
@@ -94,7 +96,7 @@ export function versusRows(rows: readonly Row[]): Versus[] {
   });
 }
 
-/** A target of issue 7 and how this run did. */
+/** A target of issue 7 or 13 and how this run did. */
 export interface TargetResult {
   readonly target: string;
   readonly measured: string;
@@ -103,7 +105,7 @@ export interface TargetResult {
 
 const EPS = 1e-9;
 
-/** Evaluates issue 7's targets from the rows of one run (the standalone pass's workload names). */
+/** Evaluates the targets of issues 7 and 13 from the rows of one run (the standalone pass's workload names). */
 export function evaluateTargets(rows: readonly Row[]): TargetResult[] {
   const row = (workload: string, client: string) => rows.find((r) => r.workload === workload && r.client === client);
   const results: TargetResult[] = [];
@@ -160,5 +162,39 @@ export function evaluateTargets(rows: readonly Row[]): TargetResult[] {
 
   const w = row(WORKLOAD.waiters(1000), CLIENT.ours);
   add('1,000 waiters: exactly one waiter notification per release', [w?.summary.metrics['waiterNotificationsPerRelease']?.median], ([n]) => dec(n, 3), ([n]) => Math.abs(n! - 1) < 1e-6);
+
+  // Issue 13: leader failover within the session timeout plus one round trip, every time (the
+  // slowest failover of the run); the old leader told before the next one leads; one participant
+  // woken per change. Curator's figure is shown beside ours.
+  for (const how of ['SIGKILL', 'partition'] as const) {
+    const rowsOf = rows.filter((r) => r.workload.startsWith(`leader failover, ${how},`));
+    const ours = rowsOf.find((r) => r.client === CLIENT.ours);
+    const curator = rowsOf.find((r) => r.client === CLIENT.curator);
+    const metric = (r: Row | undefined, m: string) => r?.summary.metrics[m]?.median;
+    const beside = (m: string, f: (v: number) => string) => (metric(curator, m) === undefined ? '' : ` (Curator: ${f(metric(curator, m)!)})`);
+    add(
+      `leader failover, ${how}: every failover <= session timeout + one round trip`,
+      [metric(ours, 'maxOverTimeoutPlusRtt'), metric(ours, 'maxMs'), metric(ours, 'sessionTimeoutMs')],
+      ([r, max, t]) => `slowest ${int(max)} ms = ${x(r)} of ${int(t)} ms + one round trip${beside('maxOverTimeoutPlusRtt', x)}`,
+      ([r]) => r! <= 1 + EPS,
+    );
+    if (how === 'partition') {
+      add(
+        'leader failover, partition: the old leader told before the next one leads, every time',
+        [metric(ours, 'minGapMs'), metric(ours, 'gapMs')],
+        ([min, med]) => `gap min ${int(min)} ms, median ${int(med)} ms${beside('minGapMs', (v) => `min ${int(v)} ms`)}`,
+        ([min]) => min! > 0,
+      );
+    }
+  }
+  const latch = rows.filter((r) => r.workload.startsWith('LeaderLatch, 100 participants'));
+  const latchOurs = latch.find((r) => r.client === CLIENT.ours)?.summary.metrics;
+  const latchCurator = latch.find((r) => r.client === CLIENT.curator)?.summary.metrics;
+  add(
+    'LeaderLatch, 100 participants: exactly one participant woken per leadership change',
+    [latchOurs?.['wokenMin']?.min, latchOurs?.['wokenMax']?.max],
+    ([min, max]) => `${min === max ? int(min) : `${int(min)}-${int(max)}`} per change${latchCurator?.['wokenMax'] ? ` (Curator: ${int(latchCurator['wokenMin']?.min)}-${int(latchCurator['wokenMax'].max)})` : ''}`,
+    ([min, max]) => min === 1 && max === 1,
+  );
   return results;
 }
