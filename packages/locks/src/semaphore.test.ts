@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError, type ZooKeeper } from '@zk/protocol';
-import { Semaphore, SemaphoreMutex } from './semaphore.js';
+import { SemaphoreMutex } from './semaphore-mutex.js';
+import { Semaphore } from './semaphore.js';
 import { decodeCount, encodeCount, SharedCount, type SharedCountReader } from './shared-count.js';
 
 /** A client that fails the test if anything is sent. */
