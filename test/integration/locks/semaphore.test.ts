@@ -296,6 +296,60 @@ describe('semaphore - holders that die or are cut off', () => {
     }
   });
 
+  it('on a cut link, an acquire waiting for a permit rejects at its deadline; once reconnected neither its lease nor its lock node remains', async () => {
+    const proxy = await proxyToServer();
+    try {
+      const holder = await space.client();
+      const held = await new Semaphore(holder, '/sem/link', { maxLeases: 1 }).acquire();
+      const zk = await ZooKeeper.connect(`${proxy.connectString}${space.root}`, { sessionTimeout: 10_000, connectTimeout: 1000 });
+      try {
+        const waiting = track(new Semaphore(zk, '/sem/link', { maxLeases: 1 }).acquire({ timeout: 1500 }));
+        await until('/sem/link/leases', 2); // it holds the internal lock and waits for the permit
+        await waitFor('its child watch', () => (zk.watchCount > 0 ? true : undefined), 5000, 10);
+        proxy.block();
+        const start = performance.now();
+        const error = await waiting.result.catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(LockTimeoutError);
+        expect(performance.now() - start).toBeLessThan(1500);
+        expect(zk.watchCount).toBe(0);
+        proxy.unblock();
+        await until('/sem/link/locks', 0);
+        await until('/sem/link/leases', 1);
+        expect(await ls('/sem/link/leases')).toEqual([held.node.slice('/sem/link/leases/'.length)]);
+      } finally {
+        await zk.close();
+      }
+      await held.release();
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('an acquire waiting for a permit gives up with LeaseLostError once the session is reported lost, and its nodes go with the session', async () => {
+    const proxy = await proxyToServer();
+    try {
+      const holder = await space.client();
+      const held = await new Semaphore(holder, '/sem/lost', { maxLeases: 1 }).acquire();
+      const zk = await ZooKeeper.connect(`${proxy.connectString}${space.root}`, { sessionTimeout: 2000, connectTimeout: 1000 });
+      try {
+        const waiting = track(new Semaphore(zk, '/sem/lost', { maxLeases: 1 }).acquire());
+        await until('/sem/lost/leases', 2);
+        proxy.block();
+        expect(await waiting.result.catch((e: unknown) => e)).toBeInstanceOf(LeaseLostError);
+        expect(zk.state).toBe('lost');
+        expect(zk.watchCount).toBe(0);
+        await until('/sem/lost/locks', 0); // the server expired the session: its ephemeral nodes went with it
+        expect(await ls('/sem/lost/leases')).toEqual([held.node.slice('/sem/lost/leases/'.length)]);
+      } finally {
+        proxy.unblock();
+        await zk.close();
+      }
+      await held.release();
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('lease.signal aborts when its lease node is deleted by someone else', async () => {
     const zk = await space.client();
     const admin = await space.admin();
