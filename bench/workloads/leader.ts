@@ -89,6 +89,7 @@ async function killRound(spawn: Spawn, connect: string, observer: ZooKeeper, pat
     b.send('join');
     await childrenAtLeast(observer, path, 2);
     const deleted = await firstDeletion(observer, path);
+    await randomPhase();
     const t0 = performance.now();
     a.child.kill('SIGKILL');
     const led = await b.line('LEADER');
@@ -116,6 +117,7 @@ async function cutRound(spawn: Spawn, connect: string, observer: ZooKeeper, path
     b.send('join');
     await childrenAtLeast(observer, path, 2);
     const deleted = await firstDeletion(observer, path);
+    await randomPhase();
     const t0 = performance.now();
     proxy.pause('both');
     const [lost, led] = await Promise.all([a.line('LOST'), b.line('LEADER')]);
@@ -125,6 +127,18 @@ async function cutRound(spawn: Spawn, connect: string, observer: ZooKeeper, path
     await proxy.close();
     await b.end();
   }
+}
+
+/**
+ * Waits a random 0-1000 ms. A round is a chain of server replies that starts when the previous
+ * round's session expired, and the server expires sessions on its tick (500 ms here): without
+ * this the kill would fall at the same point of the tick and of the leader's heartbeat in every
+ * round, and the failovers would all look alike (seen: 2.31-2.37 s over 8 rounds, where anything
+ * from 1.33 to 2.5 s can happen). 1000 ms covers two ticks and the heartbeat interval (a third of
+ * the 2 s timeout).
+ */
+function randomPhase(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * 1000));
 }
 
 /**
@@ -223,24 +237,30 @@ interface Latches {
 
 const hex = (sessionId: bigint) => `0x${sessionId.toString(16)}`;
 
-/** Ours: one LeaderLatch per session, in this process. A released term queues again at the back. */
+/**
+ * Ours: one LeaderLatch per session, in this process. A change closes the leader's latch and,
+ * once the next one leads, starts a new latch with the same id on the same session (a node at the
+ * back), as the Curator driver does.
+ */
 class OursLatches implements Latches {
   readonly latches: LeaderLatch[];
   #leader = -1;
   #wake: ((at: number) => void) | undefined;
 
-  constructor(clients: readonly ZooKeeper[], readonly path: string) {
-    this.latches = clients.map((c, i) => {
-      const latch = new LeaderLatch(c, path, { id: `p${i}` });
-      latch.onChange((change) => {
-        if (!change.isLeader) return;
-        const at = performance.now();
-        this.#leader = i;
-        this.#wake?.(at);
-        this.#wake = undefined;
-      });
-      return latch;
+  constructor(readonly clients: readonly ZooKeeper[], readonly path: string) {
+    this.latches = clients.map((_, i) => this.#latch(i));
+  }
+
+  #latch(i: number): LeaderLatch {
+    const latch = new LeaderLatch(this.clients[i]!, this.path, { id: `p${i}` });
+    latch.onChange((change) => {
+      if (!change.isLeader) return;
+      const at = performance.now();
+      this.#leader = i;
+      this.#wake?.(at);
+      this.#wake = undefined;
     });
+    return latch;
   }
 
   async start(observer: ZooKeeper): Promise<this> {
@@ -252,14 +272,17 @@ class OursLatches implements Latches {
   }
 
   async change(): Promise<Change> {
-    const latch = this.latches[this.#leader];
+    const i = this.#leader;
+    const latch = this.latches[i];
     const leadership = latch?.current;
-    if (!latch || !leadership) throw new Error(`latch p${this.#leader} was told it leads but has no leadership`);
+    if (!latch || !leadership) throw new Error(`latch p${i} was told it leads but has no leadership`);
     const next = new Promise<number>((resolve) => (this.#wake = resolve));
     const t0 = performance.now();
-    const released = leadership.release();
+    const closed = latch.close();
     const at = await within(next, 30_000, 'no next leader among our latches');
-    await released;
+    await closed;
+    const again = (this.latches[i] = this.#latch(i));
+    again.start();
     return { latencyUs: (at - t0) * 1000, releaser: hex(latch.zk.sessionId), node: leadership.node };
   }
 
