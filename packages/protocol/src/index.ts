@@ -83,3 +83,5 @@ export {
 export type { ErrorCodeName, ErrorCodeValue, ErrorContext } from './errors.js';
 export { setLongTimeout, MAX_TIMER_DELAY } from './util/timer.js';
 export type { LongTimeout } from './util/timer.js';
+export { TreeCache } from './cache/tree-cache.js';
+export type { CachedNode, NodeChange, TreeCacheEvent, TreeCacheListener, TreeCacheOptions } from './cache/tree-cache.js';

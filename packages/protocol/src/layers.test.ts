@@ -41,6 +41,18 @@ describe('layers - imports', () => {
     }
   });
 
+  it('the tree cache sits above the client: it imports only the public index, util helpers and its own files', () => {
+    for (const file of sources(join(protocol, 'cache'))) {
+      const allowed = (i: string) => i === '../index.js' || i.startsWith('../util/') || (i.startsWith('./') && !i.includes('/', 2)) || i.startsWith('node:');
+      expect(imports(file).filter((i) => !allowed(i)), relative(root, file)).toEqual([]);
+    }
+    // and nothing below it knows it, except the public index that exports it
+    for (const file of sources(protocol)) {
+      if (file.includes(`${join(protocol, 'cache')}/`) || file === join(protocol, 'index.ts')) continue;
+      expect(imports(file).filter((i) => i.includes('/cache/')), relative(root, file)).toEqual([]);
+    }
+  });
+
   it('@zk/locks uses only @zk/protocol’s public entry point and Node built-ins', () => {
     for (const file of sources(locks)) {
       const outside = imports(file).filter((i) => !i.startsWith('.') && !i.startsWith('node:') && i !== '@zk/protocol');

@@ -1,0 +1,189 @@
+/**
+ * The tree cache's in-memory copy of a subtree: nodes by path, a child index, and the rules that
+ * turn one observation of the server (a read of a node, or the list of a node's children) into
+ * the created / changed / deleted changes it implies. Pure: no I/O, no timers.
+ *
+ * Observations must be applied in the order the server made them (the cache applies reads in the
+ * order they were sent, and a session's reads see the tree move only forward). A node is known by
+ * its czxid: a read that shows another czxid at a cached path means the node was deleted and
+ * created again. Its mzxid orders its data: a read with an older mzxid changes nothing.
+ */
+import type { Stat } from '../index.js';
+
+/** One cached node: its data and Stat as last read. */
+export interface CachedNode {
+  /** The node's path (as the client names it, below its chroot). */
+  readonly path: string;
+  /** The data, as last read. */
+  readonly data: Buffer;
+  /**
+   * The Stat of that read. `czxid`, `mzxid`, `version`, `dataLength`, `ctime`, `mtime` and
+   * `ephemeralOwner` are those of `data`; the child-related fields (`cversion`, `pzxid`,
+   * `numChildren`) may lag behind (a child's creation does not make the cache re-read its
+   * parent): use {@link NodeTable.children} for the children.
+   */
+  readonly stat: Stat;
+}
+
+/** A change the cache reports. */
+export type NodeChange =
+  | { readonly type: 'created'; readonly path: string; readonly node: CachedNode }
+  | { readonly type: 'changed'; readonly path: string; readonly node: CachedNode; readonly previous: CachedNode }
+  | { readonly type: 'deleted'; readonly path: string; readonly previous: CachedNode };
+
+/** The cached nodes of the subtree below (and including) one root. */
+export class NodeTable {
+  readonly root: string;
+  readonly #nodes = new Map<string, CachedNode>();
+  /** Parent path -> names of its cached children. Kept for every cached node, whether its parent is cached or not. */
+  readonly #children = new Map<string, Set<string>>();
+
+  constructor(root: string) {
+    this.root = root;
+  }
+
+  /** The number of cached nodes. */
+  get size(): number {
+    return this.#nodes.size;
+  }
+
+  /** The node at `path`, if cached. */
+  get(path: string): CachedNode | undefined {
+    return this.#nodes.get(path);
+  }
+
+  /** The names of the cached children of `path`, sorted; `undefined` when `path` is not cached. */
+  children(path: string): string[] | undefined {
+    if (!this.#nodes.has(path)) return undefined;
+    return [...(this.#children.get(path) ?? [])].sort();
+  }
+
+  /** True when `path` is the root or below it. */
+  covers(path: string): boolean {
+    return path === this.root || path.startsWith(this.root === '/' ? '/' : `${this.root}/`);
+  }
+
+  /** Every cached node, parents before their children (breadth first from the root). */
+  *nodes(): IterableIterator<CachedNode> {
+    const root = this.#nodes.get(this.root);
+    if (!root) return;
+    const queue: string[] = [this.root];
+    for (let i = 0; i < queue.length; i++) {
+      const path = queue[i] as string;
+      const node = this.#nodes.get(path);
+      if (node) yield node;
+      for (const name of this.#children.get(path) ?? []) queue.push(childPath(path, name));
+    }
+  }
+
+  /**
+   * A read found `path` with `data` and `stat`: a new node is created; a node with another czxid
+   * replaced the cached one (its subtree is deleted, then it is created); the same node with a
+   * newer mzxid changed. An older read changes nothing (a newer Stat of the same data is kept
+   * silently: its child fields are fresher).
+   */
+  found(path: string, data: Buffer, stat: Stat): NodeChange[] {
+    const previous = this.#nodes.get(path);
+    const node: CachedNode = { path, data, stat };
+    if (!previous) {
+      this.#insert(node);
+      return [{ type: 'created', path, node }];
+    }
+    if (stat.czxid !== previous.stat.czxid) {
+      if (stat.czxid < previous.stat.czxid) return [];
+      // Replaced: the old node and its subtree went first. Descendants created after the new node
+      // (a larger czxid) are its own, already read: they stay.
+      const out: NodeChange[] = [];
+      this.#removeBelow(path, out, stat.czxid);
+      this.#remove(path);
+      out.push({ type: 'deleted', path, previous });
+      this.#insert(node);
+      out.push({ type: 'created', path, node });
+      return out;
+    }
+    if (stat.mzxid < previous.stat.mzxid) return [];
+    if (stat.mzxid === previous.stat.mzxid) {
+      if (stat.pzxid > previous.stat.pzxid) this.#nodes.set(path, { path, data: previous.data, stat });
+      return [];
+    }
+    this.#nodes.set(path, node);
+    return [{ type: 'changed', path, node, previous }];
+  }
+
+  /**
+   * A read found no node at `path`: it and everything cached below it are deleted, deepest first
+   * (the order in which the server must have deleted them).
+   */
+  missing(path: string): NodeChange[] {
+    const out: NodeChange[] = [];
+    this.#removeBelow(path, out);
+    const previous = this.#nodes.get(path);
+    if (previous) {
+      this.#remove(path);
+      out.push({ type: 'deleted', path, previous });
+    }
+    return out;
+  }
+
+  /** A read listed `names` as the children of `path`: cached children not listed are deleted (with their subtrees). */
+  listed(path: string, names: readonly string[]): NodeChange[] {
+    const cached = this.#children.get(path);
+    if (!cached) return [];
+    const keep = new Set(names);
+    const out: NodeChange[] = [];
+    for (const name of [...cached]) if (!keep.has(name)) out.push(...this.missing(childPath(path, name)));
+    return out;
+  }
+
+  /** Forgets every node (no changes reported). */
+  clear(): void {
+    this.#nodes.clear();
+    this.#children.clear();
+  }
+
+  #insert(node: CachedNode): void {
+    this.#nodes.set(node.path, node);
+    if (node.path === this.root) return;
+    const parent = parentOf(node.path);
+    let set = this.#children.get(parent);
+    if (!set) this.#children.set(parent, (set = new Set()));
+    set.add(node.path.slice(parent === '/' ? 1 : parent.length + 1));
+  }
+
+  #remove(path: string): void {
+    this.#nodes.delete(path);
+    if (path === this.root) return;
+    const parent = parentOf(path);
+    const set = this.#children.get(parent);
+    if (!set) return;
+    set.delete(path.slice(parent === '/' ? 1 : parent.length + 1));
+    if (set.size === 0) this.#children.delete(parent);
+  }
+
+  /** Removes the cached subtrees below `path` (only those whose czxid is below `olderThan`, when given). */
+  #removeBelow(path: string, out: NodeChange[], olderThan?: bigint): void {
+    const names = this.#children.get(path);
+    if (!names) return;
+    for (const name of [...names]) {
+      const child = childPath(path, name);
+      const previous = this.#nodes.get(child);
+      if (olderThan !== undefined && previous && previous.stat.czxid > olderThan) continue;
+      this.#removeBelow(child, out, olderThan);
+      if (previous) {
+        this.#remove(child);
+        out.push({ type: 'deleted', path: child, previous });
+      }
+    }
+    if (names.size === 0) this.#children.delete(path);
+  }
+}
+
+/** `parent` + `/` + `name`, for the root too. */
+export function childPath(parent: string, name: string): string {
+  return parent === '/' ? `/${name}` : `${parent}/${name}`;
+}
+
+function parentOf(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i <= 0 ? '/' : path.slice(0, i);
+}
