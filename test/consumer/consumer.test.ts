@@ -147,7 +147,7 @@ describe('consumer: the packed packages installed with npm', () => {
     expect(esm.stderr + cjs.stderr).toBe('');
   });
 
-  it('loads from TypeScript: module node16, node20 and nodenext, ESM and CommonJS projects', async () => {
+  it('loads from TypeScript: module node16, node20 and nodenext, ESM and CommonJS projects (and node10, bundler)', async () => {
     const variants = [
       { type: 'module', module: 'node16' },
       { type: 'module', module: 'nodenext' },
@@ -157,6 +157,9 @@ describe('consumer: the packed packages installed with npm', () => {
       // says to use nodenext or node20; what remains with node16 is import() (and types
       // imported with resolution-mode 'import'), as below.
       { type: 'commonjs', module: 'node16', dynamic: true },
+      // Older and bundler settings: resolved through "types"/"main" (node10) or exports (bundler).
+      { type: 'commonjs', module: 'commonjs', moduleResolution: 'node10' },
+      { type: 'module', module: 'esnext', moduleResolution: 'bundler' },
     ];
     const source = [
       `import { ZooKeeper, NoNodeError } from '@zk/protocol';`,
@@ -178,10 +181,10 @@ describe('consumer: the packed packages installed with npm', () => {
       `})();`,
     ].join('\n');
     const dirs = variants.map((v) => {
-      const dir = join(app, `ts-${v.type}-${v.module}`);
+      const dir = join(app, `ts-${v.type}-${v.module}${v.moduleResolution ? `-${v.moduleResolution}` : ''}`);
       mkdirSync(dir);
       writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: v.type }));
-      const compilerOptions = { module: v.module, target: 'ES2022', strict: true, types: ['node'], skipLibCheck: true };
+      const compilerOptions = { module: v.module, moduleResolution: v.moduleResolution, target: 'ES2022', strict: true, types: ['node'], skipLibCheck: true };
       writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['*.ts'] }));
       writeFileSync(join(dir, 'index.ts'), v.dynamic ? dynamic : source);
       if (v.dynamic) {
@@ -195,7 +198,7 @@ describe('consumer: the packed packages installed with npm', () => {
     // One tsc -b for all of them: it parses the libraries once.
     const [compiled, node16Static] = await Promise.all([
       run(process.execPath, [tsc(app), '-b', ...dirs], app),
-      run(process.execPath, [tsc(app), '-p', join(dirs.at(-1)!, 'static')], app),
+      run(process.execPath, [tsc(app), '-p', join(dirs[variants.findIndex((v) => v.dynamic)]!, 'static')], app),
     ]);
     timings.tsVariants = performance.now() - started;
     expect(compiled.code, explain(`tsc -b ${dirs.join(' ')}`, compiled)).toBe(0);
