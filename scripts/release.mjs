@@ -93,13 +93,15 @@ function checkPacked(unpacked) {
   for (const f of files) {
     if (/\.test\.|(^|\/)testing\/|tsbuildinfo/.test(f)) problems.push(`${f} is shipped (tests and build state stay out)`);
   }
-  // Every file the exports and bin name is there.
+  // Every file that main, types, exports and bin name is there.
   const targets = [];
   const walk = (v) => (typeof v === 'string' ? targets.push(v) : v && typeof v === 'object' && Object.values(v).forEach(walk));
+  walk(manifest.main);
+  walk(manifest.types);
   walk(manifest.exports);
   walk(manifest.bin);
   for (const t of targets) {
-    if (!files.has(t.replace(/^\.\//, ''))) problems.push(`${t} (named in exports or bin) is missing`);
+    if (!files.has(t.replace(/^\.\//, ''))) problems.push(`${t} (named in main, types, exports or bin) is missing`);
   }
   // Source maps and declaration maps resolve inside the tarball: a debugger or "go to
   // definition" lands on the shipped TypeScript, and a map whose source is gone gives away a
