@@ -176,7 +176,9 @@ if (args[0] === '--guard') {
   run(bin('tsc'), ['-b', ...publicPackages().map((p) => p.dir)]);
   for (const t of packAll(resolve(args[1]))) process.stdout.write(`${JSON.stringify(t)}\n`);
 } else {
-  const dryRun = args.includes('--dry-run');
+  // Anything else is a mistake, never a publish (a mistyped --dry-run must not publish).
+  if (args.length > 1 || (args.length === 1 && args[0] !== '--dry-run')) fail(`unknown arguments: ${args.join(' ')} (use --dry-run, --pack <dir>, --check <tarball>...)`);
+  const dryRun = args[0] === '--dry-run';
   if (!dryRun) {
     const dirty = spawnSync('git', ['status', '--porcelain'], { cwd: root, encoding: 'utf8' }).stdout.trim();
     if (dirty) fail(`the working tree has uncommitted changes; commit them first:\n${dirty}`);
