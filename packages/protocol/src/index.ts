@@ -33,6 +33,8 @@ export type { ACL, Id } from './client/acl.js';
 export { validatePath, parentPath, baseName, joinPath, sequenceOf } from './client/paths.js';
 export { parseConnectString, DEFAULT_PORT } from './session/hosts.js';
 export type { ConnectString, HostAddress } from './session/hosts.js';
+export type { EnsembleConfig, EnsembleMember, MemberInput, ReconfigChange } from './client/reconfig.js';
+export { CONFIG_NODE } from './constants.js';
 export type { SessionState, StateListener } from './session/session.js';
 export type { WatchedEvent, WatchEventType, WatchListener } from './session/watches.js';
 export type { Stat } from './jute/data.js';

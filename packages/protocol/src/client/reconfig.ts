@@ -114,13 +114,14 @@ export function parseMemberLine(line: string): EnsembleMember | undefined {
   if (!m) return undefined;
   const id = Number(m[1]);
   const [serverPart = '', clientPart] = (m[2] as string).split(';', 2);
-  // 3.6+ may list several addresses with '|'; the first is enough to name the member.
-  const first = serverPart.split('|')[0] as string;
-  const parts = splitHostPorts(first);
-  if (!parts || parts.rest.length < 2 || parts.rest.length > 3) return undefined;
+  // 3.6+ may list several addresses with '|' (the role follows the last); the first names the member.
+  const addresses = serverPart.split('|');
+  const parts = splitHostPorts(addresses[0] as string);
+  const last = addresses.length > 1 ? splitHostPorts(addresses[addresses.length - 1] as string) : parts;
+  if (!parts || !last || parts.rest.length < 2 || parts.rest.length > 3 || last.rest.length < 2 || last.rest.length > 3) return undefined;
   const quorumPort = port(parts.rest[0]);
   const electionPort = port(parts.rest[1]);
-  const roleText = parts.rest[2] ?? 'participant';
+  const roleText = last.rest[2] ?? 'participant';
   if (quorumPort === undefined || electionPort === undefined || (roleText !== 'participant' && roleText !== 'observer')) return undefined;
   let client: HostAddress | undefined;
   if (clientPart !== undefined && clientPart.trim() !== '') {
