@@ -30,7 +30,7 @@ export {
   validateACL,
 } from './client/acl.js';
 export type { ACL, Id } from './client/acl.js';
-export { validatePath, parentPath, baseName, joinPath, sequenceOf } from './client/paths.js';
+export { validatePath, parentPath, baseName, joinPath, sequenceOf } from './util/paths.js';
 export { parseConnectString, DEFAULT_PORT } from './session/hosts.js';
 export type { ConnectString, HostAddress } from './session/hosts.js';
 export type { EnsembleConfig, EnsembleMember, MemberInput, ReconfigChange } from './client/reconfig.js';

@@ -6,7 +6,7 @@ import { ErrorCode, fromCode, InvalidArgumentError, ZooKeeperError, type ErrorCo
 import type { Stat } from '../jute/data.js';
 import { readMultiResponse, writeMultiRequest, type MultiOpInput, type MultiResult as WireResult } from '../jute/multi.js';
 import type { CallOptions, CreateOptions, Data, ZooKeeper } from './zookeeper.js';
-import { addChroot, stripChroot, validatePath } from './paths.js';
+import { addChroot, stripChroot, validatePath } from '../util/paths.js';
 
 /** The outcome of one operation of a committed transaction. */
 export type OpResult =

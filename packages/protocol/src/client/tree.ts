@@ -9,7 +9,7 @@
 import { CreateMode } from '../constants.js';
 import { InvalidArgumentError, NodeExistsError, NoNodeError, NotEmptyError } from '../errors.js';
 import type { ACL } from './acl.js';
-import { joinPath, parentPath, validatePath } from './paths.js';
+import { joinPath, parentPath, validatePath } from '../util/paths.js';
 
 /** The calls these helpers make; the `ZooKeeper` class provides them. */
 export interface TreeClient {

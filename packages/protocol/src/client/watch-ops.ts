@@ -8,7 +8,7 @@ import type { Reply } from '../connection/connection.js';
 import type { JuteWriter } from '../jute/writer.js';
 import * as proto from '../jute/proto.js';
 import type { WatchedEvent, WatchKind, WatchListener, WatchRegistry } from '../session/watches.js';
-import { addChroot, validatePath } from './paths.js';
+import { addChroot, validatePath } from '../util/paths.js';
 
 /** Which watches {@link ZooKeeper.removeWatches} and {@link ZooKeeper.checkWatches} address. */
 export type RemovableWatchKind = 'data' | 'child' | 'persistent' | 'persistentRecursive' | 'any';

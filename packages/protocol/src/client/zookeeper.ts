@@ -19,7 +19,7 @@ import { sendRequest } from './requests.js';
 import { checkWatches, removeWatches, type RemovableWatchKind, type WatchContext } from './watch-ops.js';
 import { OPEN_ACL_UNSAFE, validateACL, type ACL } from './acl.js';
 import { resolveOptions, type ClientOptions, type ResolvedOptions } from './options.js';
-import { addChroot, parentPath, stripChroot, validatePath } from './paths.js';
+import { addChroot, parentPath, stripChroot, validatePath } from '../util/paths.js';
 import { Budget, createWithParents, deleteRecursive, ensurePath, validateParents, type ParentsMode, type TreeClient } from './tree.js';
 import { Transaction, type MultiReadOp, type MultiReadResult, executeMultiRead } from './transaction.js';
 import type { MultiOpInput } from '../jute/multi.js';

@@ -3,7 +3,7 @@
  * (`[::1]:2181`). Pure.
  */
 import { InvalidArgumentError } from '../errors.js';
-import { normaliseChroot } from '../client/paths.js';
+import { normaliseChroot } from '../util/paths.js';
 
 /** One server address from a connect string. */
 export interface HostAddress {

@@ -7,7 +7,7 @@
 import { CONFIG_NODE, OpCode } from '../constants.js';
 import type { JuteWriter } from '../jute/writer.js';
 import { writeSetWatches, writeSetWatches2 } from '../jute/proto.js';
-import { addChroot } from '../client/paths.js';
+import { addChroot } from '../util/paths.js';
 import type { WatchKind, WatchSnapshot } from './watches.js';
 
 /**

@@ -12,7 +12,7 @@ import type { JuteReader } from '../jute/reader.js';
 import type { JuteWriter } from '../jute/writer.js';
 import { readSetSASLResponse, writeAuthPacket, writeGetSASLRequest, type WatcherEvent } from '../jute/proto.js';
 import { AuthFailedError, ClientClosedError, ConnectionLossError, fromCode, SessionExpiredError } from '../errors.js';
-import { stripChroot } from '../client/paths.js';
+import { stripChroot } from '../util/paths.js';
 import { debug, eventChannel, publishState } from '../diagnostics.js';
 import { Backoff } from './backoff.js';
 import type { HostAddress } from './hosts.js';
