@@ -1,17 +1,21 @@
 /**
- * The Testcontainers variant of the harness: the official `zookeeper` image, used only when a
- * Docker engine answers. Detection is a quick ping of the engine's socket, so machines without
- * Docker pay nothing (testcontainers itself is imported only when an engine answers).
+ * The Testcontainers variant of the harness: the official `zookeeper` image (or ZK_IMAGE), used
+ * only when a Docker engine answers. Detection is a quick ping of the engine's socket, so machines
+ * without Docker pay nothing (testcontainers itself is imported only when an engine answers).
+ * ZK_DOCKER_NETWORK=host runs the containers on the host's network, on loopback ports chosen like
+ * a local server's: for an engine started without a bridge (scripts/docker-zookeeper.sh).
  */
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
-import { homedir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ensemble, type ServerHandle, type StartOptions, type ZooKeeperEnsemble } from './zookeeper.js';
 import { probeMode } from './fourletter.js';
 import { timing, waitFor } from './timing.js';
+import { freePorts } from './ports.js';
 
 const IMAGE = process.env.ZK_IMAGE ?? 'zookeeper:3.8';
+const HOST_NETWORK = process.env.ZK_DOCKER_NETWORK === 'host';
 
 /** True when a Docker engine answers `/_ping` within a second. `ZK_NO_DOCKER=1` skips the check. */
 export async function dockerAvailable(): Promise<boolean> {
@@ -54,8 +58,14 @@ export async function startContainers(count: number, started: number, options: S
   const tc = await import('testcontainers');
   const runtime = await tc.getContainerRuntimeClient();
   const tickTime = options.tickTime ?? 500;
-  const network = count > 1 ? await new tc.Network().start() : undefined;
-  const servers = count > 1 ? Array.from({ length: count }, (_, i) => `server.${i + 1}=zk${i + 1}:2888:3888;2181`).join(' ') : '';
+  // Host networking: every server on its own loopback ports (client, peer, election).
+  const hostPorts = HOST_NETWORK ? await freePorts(count * 3) : undefined;
+  const clientPort = (i: number) => (hostPorts ? (hostPorts[i * 3] as number) : 2181);
+  const network = count > 1 && !hostPorts ? await new tc.Network().start() : undefined;
+  const servers =
+    count === 1
+      ? ''
+      : Array.from({ length: count }, (_, i) => (hostPorts ? `server.${i + 1}=127.0.0.1:${hostPorts[i * 3 + 1]}:${hostPorts[i * 3 + 2]};127.0.0.1:${clientPort(i)}` : `server.${i + 1}=zk${i + 1}:2888:3888;2181`)).join(' ');
   // The image's entrypoint appends ZOO_CFG_EXTRA (space-separated key=value) to zoo.cfg.
   const extra = { minSessionTimeout: 2 * tickTime, maxSessionTimeout: 60_000, ...options.config };
   const props = { 'zookeeper.extendedTypesEnabled': true, ...options.systemProperties };
@@ -69,10 +79,13 @@ export async function startContainers(count: number, started: number, options: S
   };
   const containers = await Promise.all(
     Array.from({ length: count }, async (_, i) => {
+      const own = hostPorts ? { ZOO_CFG_EXTRA: `${environment.ZOO_CFG_EXTRA} clientPort=${clientPort(i)} clientPortAddress=127.0.0.1` } : {};
       let c = new tc.GenericContainer(IMAGE)
-        .withExposedPorts(2181)
-        .withEnvironment({ ...environment, ZOO_MY_ID: String(i + 1) })
+        .withEnvironment({ ...environment, ...own, ZOO_MY_ID: String(i + 1) })
         .withWaitStrategy(tc.Wait.forLogMessage(/binding to port|LEADING|FOLLOWING/));
+      // Host networking shares the host's temp dir too (read-only), where tests write the key
+      // stores and JAAS files their options name: those paths must exist inside the container.
+      c = hostPorts ? c.withNetworkMode('host').withBindMounts([{ source: tmpdir(), target: tmpdir(), mode: 'ro' }]) : c.withExposedPorts(2181);
       if (network) c = c.withNetwork(network).withNetworkAliases(`zk${i + 1}`);
       return c.start();
     }),
@@ -82,16 +95,18 @@ export async function startContainers(count: number, started: number, options: S
   // Start after either is restart(), which also re-reads the host port (Docker assigns a new one).
   const handles = containers.map((container, i): ServerHandle => {
     const engine = runtime.container.getById(container.getId());
+    const host = () => (hostPorts ? '127.0.0.1' : container.getHost());
+    const port = () => (hostPorts ? clientPort(i) : container.getMappedPort(2181));
     return {
       id: i + 1,
       get host() {
-        return container.getHost();
+        return host();
       },
       get port() {
-        return container.getMappedPort(2181);
+        return port();
       },
       get connectString() {
-        return `${container.getHost()}:${container.getMappedPort(2181)}`;
+        return `${host()}:${port()}`;
       },
       stop: async () => {
         await runtime.container.stop(engine, { timeout: 10 });
@@ -103,14 +118,14 @@ export async function startContainers(count: number, started: number, options: S
       start: async () => {
         if ((await runtime.container.inspect(engine)).State.Running) return;
         await container.restart();
-        await waitFor(`container ${i + 1} to answer srvr`, async () => ((await probeMode(container.getHost(), container.getMappedPort(2181))) === 'down' ? undefined : true), timing(60_000));
+        await waitFor(`container ${i + 1} to answer srvr`, async () => ((await probeMode(host(), port())) === 'down' ? undefined : true), timing(60_000));
       },
       restart: async () => {
         await runtime.container.stop(engine, { timeout: 10 });
         await container.restart();
-        await waitFor(`container ${i + 1} to answer srvr`, async () => ((await probeMode(container.getHost(), container.getMappedPort(2181))) === 'down' ? undefined : true), timing(60_000));
+        await waitFor(`container ${i + 1} to answer srvr`, async () => ((await probeMode(host(), port())) === 'down' ? undefined : true), timing(60_000));
       },
-      mode: async () => probeMode(container.getHost(), container.getMappedPort(2181), 2000),
+      mode: async () => probeMode(host(), port(), 2000),
       logs: async () => {
         const stream = await container.logs();
         const chunks: string[] = [];
