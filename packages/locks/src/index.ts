@@ -4,7 +4,8 @@
  * Read {@link Lease} first: what a lock can and cannot promise.
  * @packageDocumentation
  */
-export { Mutex } from './mutex.js';
+export { Mutex, DEFAULT_MAX_LOCAL_HANDOFFS } from './mutex.js';
+export type { MutexOptions } from './mutex.js';
 export { ReadWriteLock, ReadLock, WriteLock } from './read-write-lock.js';
 export { ExclusiveLock } from './exclusive-lock.js';
 export { LockBase } from './lock.js';

@@ -83,6 +83,15 @@ export abstract class LockBase {
   protected abstract acquireNode(options: AcquireOptions, owner: unknown): Promise<HeldNode>;
 
   /**
+   * @internal Takes the lock for one new hold: its node through {@link LockBase.acquireNode}, then
+   * the guard. `onEnd` runs when the hold ends.
+   */
+  protected async acquireCore(options: AcquireOptions, onEnd: () => void): Promise<LeaseCore> {
+    const node = await this.acquireNode(options, ownerOf(options));
+    return guard(this.zk, this.path, node.nodePath, node.czxid, this.options, onEnd, options.revocable === true);
+  }
+
+  /**
    * Acquires the lock. Resolves with a {@link Lease} once held; rejects with
    * {@link LockTimeoutError} or {@link LockAbortedError} (after removing its queue node), or with
    * the client's error.
@@ -96,18 +105,9 @@ export abstract class LockBase {
       existing.refs++;
       return new Lease(existing);
     }
-    const node = await this.acquireNode(options, owner);
-    const core = guard(
-      this.zk,
-      this.path,
-      node.nodePath,
-      node.czxid,
-      this.options,
-      () => {
-        if (owner !== undefined && this.holds.get(owner) === core) this.holds.delete(owner);
-      },
-      options.revocable === true,
-    );
+    const core: LeaseCore = await this.acquireCore(options, () => {
+      if (owner !== undefined && this.holds.get(owner) === core) this.holds.delete(owner);
+    });
     if (owner !== undefined) this.holds.set(owner, core);
     return new Lease(core);
   }
