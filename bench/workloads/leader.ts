@@ -18,6 +18,7 @@ import { LeaderLatch } from '@zk/locks';
 import { compileCurator, fourLetter, TcpProxy, type CompiledJava } from '@zk/test/harness';
 import type { Bench, Repetition } from '../lib/bench.js';
 import { LineChild } from '../lib/child.js';
+import { parseWchp, watchNotifications } from '../lib/fourletter.js';
 import { CLIENT, WORKLOAD } from '../lib/names.js';
 import { median, type Sample } from '../lib/stats.js';
 
@@ -342,27 +343,18 @@ function serverOf(connect: string): { host: string; port: number } {
  * server does not answer `mntr` with them (four-letter words not whitelisted, an older server).
  */
 async function notificationsSent(server: { host: string; port: number }): Promise<number | undefined> {
-  const mntr = await fourLetter(server.host, server.port, 'mntr').catch(() => '');
-  let sum: number | undefined;
-  for (const m of mntr.matchAll(/^zk_sum_node_(?:created|deleted|changed|children)_watch_count\s+(\d+)/gm)) sum = (sum ?? 0) + Number(m[1]);
-  return sum;
+  return watchNotifications(await fourLetter(server.host, server.port, 'mntr').catch(() => ''));
 }
+
 
 /**
  * `wchp`: the sessions with a data or exists watch on each path (the server lists no child
  * watches there), or undefined when refused.
  */
 async function watchersByPath(server: { host: string; port: number }): Promise<Map<string, Set<string>> | undefined> {
-  const text = await fourLetter(server.host, server.port, 'wchp').catch(() => '');
-  if (!text.startsWith('/')) return text.trim() === '' ? new Map() : undefined;
-  const watchers = new Map<string, Set<string>>();
-  let current: Set<string> | undefined;
-  for (const line of text.split('\n')) {
-    if (line.startsWith('/')) watchers.set(line.trim(), (current = watchers.get(line.trim()) ?? new Set()));
-    else if (line.trim().startsWith('0x')) current?.add(line.trim());
-  }
-  return watchers;
+  return parseWchp(await fourLetter(server.host, server.port, 'wchp').catch(() => undefined));
 }
+
 
 /**
  * `count` leadership changes, each measured on its own: before it the watchers by path and the
