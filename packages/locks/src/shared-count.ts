@@ -112,15 +112,16 @@ export class SharedCount implements SharedCountReader, AsyncDisposable {
       await this.#create(options);
       const { data, stat } = await this.zk.getData(this.path, { ...options, watch: this.#onEvent });
       const count = decodeCount(data);
-      if (count === undefined) {
+      if (count === undefined || this.#closed()) {
         await this.#unwatch();
+        if (count !== undefined) throw new LockStateError(this.path, `SharedCount ${this.path} was closed while starting`);
         throw new SharedCountError(this.path, `the shared count ${this.path} holds ${data.length} bytes, not a 4-byte count`);
       }
       this.#update(stat.version, count);
       this.#state = 'started';
       if (this.#changedWhileStarting) void this.#follow();
     } catch (err) {
-      this.#state = 'latent';
+      if (this.#state === 'starting') this.#state = 'latent';
       throw err;
     }
   }
@@ -171,6 +172,11 @@ export class SharedCount implements SharedCountReader, AsyncDisposable {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+
+  /** Read through a call: `close()` may run while `start()` awaits. */
+  #closed(): boolean {
+    return this.#state === 'closed';
   }
 
   #assertStarted(): void {

@@ -382,6 +382,13 @@ describe('semaphore - shared count', () => {
     await waitFor('the first to see 4', () => (count.count === 4 ? true : undefined), 5000, 10);
     await admin.setData(`${space.root}/config/permits`, Buffer.from([1]));
     await expect(new SharedCount(other, '/config/permits', 1).start()).rejects.toBeInstanceOf(SharedCountError);
+    // Closed while starting: start() rejects and leaves no watch behind.
+    const third = await space.client();
+    const closing = new SharedCount(third, '/config/other', 1);
+    const starting = closing.start();
+    await closing.close();
+    await expect(starting).rejects.toMatchObject({ name: 'LockStateError' });
+    expect(third.watchCount).toBe(0);
   });
 
   it('raising the count admits a waiter at once; lowering it holds new acquirers back until enough permits are returned', async () => {
