@@ -20,6 +20,7 @@ import { renderJson, renderMarkdown, type ReportMeta } from './lib/report.js';
 import { renderSvg } from './lib/svg.js';
 import { startJavaDriver, type JavaDriver } from './peers/java.js';
 import { connectNzc, type NzcClient } from './peers/nzc.js';
+import { cacheWorkloads } from './workloads/cache.js';
 import { leaderWorkloads } from './workloads/leader.js';
 import { lockWorkloads } from './workloads/locks.js';
 import { rawWorkloads } from './workloads/raw.js';
@@ -86,6 +87,7 @@ async function pass(connect: string, full: boolean): Promise<void> {
     await semaphoreWorkloads(bench, connect, java, base);
     await leaderWorkloads(bench, connect, java !== undefined, base);
     if (full) await scaleWorkloads(bench, connect, zk, base);
+    if (full) await cacheWorkloads(bench, connect, zk, java !== undefined, base);
   } finally {
     nzc?.close();
     await java?.close();

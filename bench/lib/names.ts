@@ -48,4 +48,8 @@ export const WORKLOAD = {
   manyLocks: (n: number) => `${n.toLocaleString('en-US')} locks held on one session`,
   /** Metrics: heapMiB, connectMs. */
   manySessions: (n: number) => `${n} sessions in one process`,
+  /** Ops: nodes loaded (the load's time; no latencies). Metrics: loadMs, heapBytesPerNode (heap the open cache holds). */
+  cacheLoad: (n: number) => `tree cache initial load, ${n.toLocaleString('en-US')} nodes`,
+  /** Ops: changes; latency: another session's setData call until the cache reports the new data. */
+  cacheEvent: 'tree cache event latency (setData by another session)',
 } as const;
