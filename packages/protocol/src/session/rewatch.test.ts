@@ -26,6 +26,12 @@ describe('rewatch - setWatchesRequests', () => {
     expect(rec).toEqual({ relativeZxid: 42n, dataWatches: ['/app/a'], existWatches: ['/app/b'], childWatches: ['/app'] });
   });
 
+  it('re-arms getConfig’s watch on the config node itself, outside the chroot', () => {
+    const reqs = setWatchesRequests({ ...empty, data: ['/zookeeper/config', '/a'] }, '/app', 3n, 1 << 20);
+    const rec = readSetWatches(new JuteReader(encode(reqs[0]!.write)));
+    expect(rec.dataWatches).toEqual(['/zookeeper/config', '/app/a']);
+  });
+
   it('uses SetWatches2 when persistent watches exist', () => {
     const reqs = setWatchesRequests({ ...empty, data: ['/a'], persistentRecursive: ['/r'] }, '', 1n, 1 << 20);
     expect(reqs[0]?.type).toBe(OpCode.setWatches2);
