@@ -69,7 +69,8 @@ export class Bench {
     clients.forEach(([client], i) => {
       const row: Row = { group, workload, client, unit, summary: summarize(samples[i]!) };
       this.rows.push(row);
-      this.#progress(`${workload} / ${client}: ${Math.round(row.summary.opsPerSec.median).toLocaleString('en-US')} ${unit}/s`, true);
+      const rate = row.summary.opsPerSec.median;
+      this.#progress(`${workload} / ${client}: ${rate < 10 ? rate.toFixed(2) : Math.round(rate).toLocaleString('en-US')} ${unit}/s`, true);
     });
   }
 
