@@ -61,11 +61,16 @@ export class CuratorParticipants {
     }
   }
 
-  /** Spawns a Curator participant into `fx` (its `kind` must be 'mutex' or unset), adopted with `fx.attach`. */
+  /**
+   * Spawns a Curator participant into `fx`, adopted with `fx.attach`: InterProcessMutex (kind
+   * `mutex` or unset), InterProcessSemaphoreV2 (`semaphore`, the fixture's capacity in permits),
+   * LeaderLatch (`latch`) or LeaderSelector (`selector`).
+   */
   spawn(fx: FaultFixture, o: ParticipantOptions): Participant {
-    if (o.kind !== undefined && o.kind !== 'mutex') throw new Error(`the Curator participant takes only a mutex, not ${o.kind}`);
+    const kind = o.kind ?? 'mutex';
+    if (kind === 'rw' || kind === 'cheat') throw new Error(`the Curator participant takes a mutex, a semaphore or a leader election, not ${kind}`);
     const sessionTimeout = o.sessionTimeoutMs ?? SESSION_TIMEOUT;
-    const args = [`${o.connect}${fx.root}`, fx.lockPath, o.who, String(o.durationMs), String(sessionTimeout), fx.resource.url, String(o.workMs)];
+    const args = [`${o.connect}${fx.root}`, fx.lockPath, o.who, String(o.durationMs), String(sessionTimeout), fx.resource.url, String(o.workMs), kind, String(o.permits ?? fx.capacity)];
     const proc = spawn('java', ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-cp', this.#compiled.classpath, 'CuratorFaultParticipant', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     return fx.attach(o.who, proc, sessionTimeout);
   }

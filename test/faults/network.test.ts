@@ -65,6 +65,13 @@ describe.skipIf(soak)('faults - network nemeses', () => {
     report(result, { perSecond: result.perSecond, strike: result.strike });
   }, 60_000 * SCALE);
 
+  // The LeaderSelector's CI run (nemeses.test.ts has the latch's and the semaphore's): one acting
+  // leader across the languages, Curator's LeaderSelector and ours in one queue (Node only when
+  // Curator is missing).
+  it(`SIGKILL of the LeaderSelector leader, Curator and Node leaders in turn: one acting leader across the languages, term tokens grow, no stale write accepted${javaNote}`, async () => {
+    report(await mixedSigkill(ctx(), { kind: 'selector', nodes: 3, javas: 2 * JAVAS, curator, durationMs: 10_000 * SCALE, workMs: 20, everyMs: 1500, minKills: 3, minPerSecond: MIN_RATE.selectorMixedKill }));
+  }, 90_000 * SCALE);
+
   describe.skipIf(missing)(`Curator and Node on one lock${missing ? ` (skipped: ${missing})` : ''}`, () => {
     it('SIGKILL of the holder, Curator and Node holders in turn: exclusion holds across the languages and the fenced resource accepts no stale write', async () => {
       report(await mixedSigkill(ctx(), { nodes: 3, javas: 2, curator, durationMs: 12_000 * SCALE, workMs: 20, everyMs: 1500, minKills: 3, minPerSecond: MIN_RATE.mixedKill }));

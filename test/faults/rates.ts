@@ -17,10 +17,12 @@ export const MIN_RATE = {
   rwSigkill: 1.5,
   /** measured 5.1/s (4 participants; each kill leaves no leader for about the 2 s session timeout) */
   latchSigkill: 1.5,
-  /** measured 4.1/s (as the latch) */
-  selectorSigkill: 1.2,
   /** measured 26.7/s (5 participants on 3 permits: a kill takes one permit away for the session timeout) */
   semaphoreSigkill: 8,
+  /** measured 2.1/s (as the Mutex's SIGSTOP run) */
+  latchSigstop: 0.7,
+  /** measured 10.1/s */
+  semaphoreSigstop: 3,
 } as const;
 
 /**
@@ -38,6 +40,32 @@ export const SOAK_MIN_RATE = {
   leader: 40,
   /** measured 131-171/s */
   rwSigkill: 45,
+  // The leader elections and the semaphore (3 permits), from one soak of 30 s rounds (two rounds
+  // of most; 23 November 2026, 12:07).
+  /** measured 69.6-84.1/s */
+  latchSigkill: 23,
+  /** measured 71.9-97.8/s */
+  selectorSigkill: 24,
+  /** measured 194-197/s */
+  semaphoreSigkill: 64,
+  /** measured 17.0-17.2/s (a 100 ms-per-write victim, as the Mutex's) */
+  latchSigstop: 5.5,
+  /** measured 16.8-17.2/s */
+  selectorSigstop: 5.5,
+  /** measured 148-164/s */
+  semaphoreSigstop: 49,
+  /** measured 56.9-59.1/s */
+  latchPartition: 19,
+  /** measured 59.3/s */
+  selectorPartition: 19,
+  /** measured 64.1/s */
+  semaphorePartition: 21,
+  /** measured 91.0/s */
+  latchLeader: 30,
+  /** measured 90.1/s */
+  selectorLeader: 30,
+  /** measured 123.6/s */
+  semaphoreLeader: 41,
 } as const;
 
 /**
@@ -46,7 +74,19 @@ export const SOAK_MIN_RATE = {
  * one-way partition 1.3, storm 1.4, SIGKILL mixed 3.1, partition mixed 0.7; slow victims hold the
  * lock 3 s at a time and the partitions stall it for seconds).
  */
-export const NETWORK_MIN_RATE = { latency: 0.5, oneWay: 0.4, storm: 0.5, mixedKill: 1, mixedPartition: 0.25 } as const;
+export const NETWORK_MIN_RATE = {
+  latency: 0.5,
+  oneWay: 0.4,
+  storm: 0.5,
+  mixedKill: 1,
+  mixedPartition: 0.25,
+  /** measured 2.6-2.9/s (3 Node + 2 Curator LeaderSelectors, three runs) */
+  selectorMixedKill: 0.8,
+  /** measured 2.1/s (LeaderLatch, one run) */
+  latchMixedKill: 0.7,
+  /** measured 16.1/s (Semaphore of 3 permits, one run) */
+  semaphoreMixedKill: 5,
+} as const;
 /**
  * The storm's bound on connections per second. A client whose reconnect backs off stays far
  * below (the back-off's delays alone allow about 8 in the first second); one that does not made

@@ -1,19 +1,23 @@
 /**
  * The soak, run by hand: `npm run test:faults -- --soak 45m` (the bootstrap sets ZK_FAULTS_SOAK
  * and runs this file only). Runs every nemesis in turn, a round of ZK_FAULTS_SOAK_ROUND (default
- * 60s) each, with faster participants than CI (more processes, 1 ms of work per write), then the
- * network nemeses of network.ts at their CI size with Curator participants beside ours (when a JVM
- * with Curator's jars is here), until
+ * 60s) each, with faster participants than CI (more processes, 1 ms of work per write), the same
+ * four nemeses (SIGKILL, SIGSTOP, partition, leader kills) on a LeaderLatch, a LeaderSelector and a
+ * Semaphore of 3 permits (a Curator participant of the same recipe among the SIGSTOP and
+ * leader-kill contenders), then the network nemeses of network.ts at their CI size with Curator
+ * participants beside ours (when a JVM with Curator's jars is here; the mixed SIGKILL on each
+ * recipe too), until
  * ZK_FAULTS_SOAK_TARGET acquisitions in total (default 100,000) or the soak's duration, whichever
  * comes first (a round under way finishes). Every round must pass what the CI run requires; the
  * per-nemesis table (summed over rounds) goes to test/.work/faults-soak.md and the rows to
  * test/.work/faults-rows.jsonl (so `node scripts/faults-table.mjs` prints it too).
- * Skipped unless ZK_FAULTS_SOAK is set; `npm test` never runs it.
+ * ZK_FAULTS_SOAK_ROUNDS=latchSigkill,semaphoreSigstop (names as in `rounds` below) runs only
+ * those. Skipped unless ZK_FAULTS_SOAK is set; `npm test` never runs it.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectString, TestSpace } from '../harness/fixtures.js';
-import { keepEvidence, leaderKills, partitionHolder, sigkillHolders, sigstopHolder, type NemesisContext, type NemesisResult } from './nemeses.js';
+import { keepEvidence, leaderKills, partitionHolder, sigkillHolders, sigstopHolder, type NemesisContext, type NemesisResult, type Sizing } from './nemeses.js';
 import { recordRow, renderTable, WORK_DIR, type NemesisRow } from './summary.js';
 import { MAX_STORM_CONNECTIONS_PER_SECOND, NETWORK_MIN_RATE, SOAK_MIN_RATE } from './rates.js';
 import { curatorMissing } from '../harness/java.js';
@@ -40,12 +44,34 @@ const missingJava = curatorMissing();
 let curator: CuratorParticipants | undefined;
 /** The network nemeses at their CI size (network.test.ts): slow by nature, a few acquisitions a second. */
 const cast = (nodes: number, javas: number, durationMs: number, minPerSecond: number): Cast => ({ nodes, javas: curator ? javas : 0, curator, durationMs, workMs: 20, minPerSecond });
-const rounds: [name: string, run: Round][] = [
+/** The leader elections and the semaphore, each under the four process and server nemeses. */
+const RECIPES: { kind: 'latch' | 'selector' | 'semaphore'; permits?: number }[] = [{ kind: 'latch' }, { kind: 'selector' }, { kind: 'semaphore', permits: 3 }];
+const recipeRounds = (nemesis: 'Sigkill' | 'Sigstop' | 'Partition' | 'Leader'): [string, Round][] =>
+  RECIPES.map((r) => {
+    const min = SOAK_MIN_RATE[`${r.kind}${nemesis}`];
+    // A Curator participant of the same recipe among the contenders where the Mutex rounds have
+    // one (read when the round runs: `curator` is compiled in beforeAll).
+    const base = (): Sizing => ({ ...r, processes, durationMs: roundMs, workMs, minPerSecond: min, curator, javas: nemesis === 'Sigstop' || nemesis === 'Leader' ? 1 : 0 });
+    const run: Round =
+      nemesis === 'Sigkill'
+        ? (ctx) => sigkillHolders(ctx, { ...base(), killEveryMs: 5000, minKills: Math.floor(roundMs / 10_000) })
+        : nemesis === 'Sigstop'
+          ? (ctx) => sigstopHolder(ctx, { ...base(), victimWorkMs: 100, pauses: Math.floor(roundMs / 10_000) })
+          : nemesis === 'Partition'
+            ? (ctx) => partitionHolder(ctx, { ...base(), gapMs: 4000, minPartitions: Math.floor(roundMs / 20_000) })
+            : (ctx) => leaderKills(ctx, { ...base(), killEveryMs: 5000, minKills: Math.floor(roundMs / 10_000) });
+    return [`${r.kind}${nemesis}`, run];
+  });
+const allRounds: [name: string, run: Round][] = [
   ['sigkill', (ctx) => sigkillHolders(ctx, { processes, durationMs: roundMs, workMs, killEveryMs: 5000, minKills: Math.floor(roundMs / 10_000), minPerSecond: SOAK_MIN_RATE.sigkill })],
   ['sigstop', (ctx) => sigstopHolder(ctx, { processes, durationMs: roundMs, workMs, victimWorkMs: 100, pauses: Math.floor(roundMs / 10_000), minPerSecond: SOAK_MIN_RATE.sigstop, curator, javas: 1 })],
   ['partition', (ctx) => partitionHolder(ctx, { processes, durationMs: roundMs, workMs, gapMs: 4000, minPartitions: Math.floor(roundMs / 20_000), minPerSecond: SOAK_MIN_RATE.partition })],
   ...(process.env.ZK_CONNECT ? [] : [['leader', (ctx: NemesisContext) => leaderKills(ctx, { processes, durationMs: roundMs, workMs, killEveryMs: 5000, minKills: Math.floor(roundMs / 10_000), minPerSecond: SOAK_MIN_RATE.leader, curator, javas: 1 })] as [string, Round]]),
   ['rwSigkill', (ctx) => sigkillHolders(ctx, { processes, durationMs: roundMs, workMs, killEveryMs: 5000, minKills: Math.floor(roundMs / 10_000), kind: 'rw', minPerSecond: SOAK_MIN_RATE.rwSigkill })],
+  ...recipeRounds('Sigkill'),
+  ...recipeRounds('Sigstop'),
+  ...recipeRounds('Partition'),
+  ...(process.env.ZK_CONNECT ? [] : recipeRounds('Leader')),
   ['latency', (ctx) => latencyJitter(ctx, cast(3, 1, 12_000, NETWORK_MIN_RATE.latency), { min: 50, max: 200 })],
   ['oneWay', (ctx) => partitionHolders(ctx, { ...cast(2, 1, 16_000, NETWORK_MIN_RATE.oneWay), mode: 'drop', slowWorkMs: 1000, partitionMs: 4000, minStrikes: 2 })],
   ['storm', (ctx) => storm(ctx, { ...cast(3, 1, 12_000, NETWORK_MIN_RATE.storm), slowWorkMs: 1000, stormMs: 5000, maxPerSecond: MAX_STORM_CONNECTIONS_PER_SECOND })],
@@ -54,8 +80,14 @@ const rounds: [name: string, run: Round][] = [
     : ([
         ['mixedSigkill', (ctx) => mixedSigkill(ctx, { ...cast(3, 2, 12_000, NETWORK_MIN_RATE.mixedKill), everyMs: 1500, minKills: 3 })],
         ['mixedPartition', (ctx) => partitionHolders(ctx, { ...cast(2, 1, 16_000, NETWORK_MIN_RATE.mixedPartition), mode: 'block', slowWorkMs: 1000, partitionMs: 4000, minStrikes: 2 })],
+        ['latchMixedSigkill', (ctx) => mixedSigkill(ctx, { ...cast(3, 2, 12_000, NETWORK_MIN_RATE.latchMixedKill), kind: 'latch', everyMs: 1500, minKills: 3 })],
+        ['selectorMixedSigkill', (ctx) => mixedSigkill(ctx, { ...cast(3, 2, 12_000, NETWORK_MIN_RATE.selectorMixedKill), kind: 'selector', everyMs: 1500, minKills: 3 })],
+        ['semaphoreMixedSigkill', (ctx) => mixedSigkill(ctx, { ...cast(3, 2, 12_000, NETWORK_MIN_RATE.semaphoreMixedKill), kind: 'semaphore', permits: 3, everyMs: 1500, minKills: 3 })],
       ] as [string, Round][])),
 ];
+const only = process.env.ZK_FAULTS_SOAK_ROUNDS?.split(',').map((n) => n.trim());
+const rounds = only ? allRounds.filter(([name]) => only.includes(name)) : allRounds;
+if (SOAK && rounds.length === 0) throw new Error(`ZK_FAULTS_SOAK_ROUNDS=${process.env.ZK_FAULTS_SOAK_ROUNDS} names no round (rounds: ${allRounds.map(([n]) => n).join(', ')})`);
 
 let space: TestSpace;
 beforeAll(async () => {
