@@ -20,7 +20,7 @@ export interface CachedNode {
    * The Stat of that read. `czxid`, `mzxid`, `version`, `dataLength`, `ctime`, `mtime` and
    * `ephemeralOwner` are those of `data`; the child-related fields (`cversion`, `pzxid`,
    * `numChildren`) may lag behind (a child's creation does not make the cache re-read its
-   * parent): use {@link NodeTable.children} for the children.
+   * parent): use {@link TreeCache.children} for the children.
    */
   readonly stat: Stat;
 }
