@@ -7,7 +7,9 @@
  * `leases/` and holds once the children number at most `maxLeases` (its own node included);
  * otherwise it waits, still holding the mutex, for the children to change (or the count to
  * change), and lists again. The mutex is released once the permit is held. Since only the mutex
- * holder creates lease nodes, every other lease node is a holder that will only go away.
+ * holder creates lease nodes, every other lease node is a holder (or, with our early release
+ * below, a node about to be withdrawn): either way it will only go away. Node data plays no part:
+ * Curator writes its default (the local IP address), we write `{"host","pid"}` JSON unless told.
  */
 import { hostname } from 'node:os';
 import { ConnectionLossError, CreateMode, InvalidArgumentError, NoNodeError, validatePath, type Stat, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
