@@ -36,7 +36,9 @@ export interface SemaphoreOptions extends LockOptions {
   /**
    * How many permits may be held at once: a fixed integer >= 1, or a {@link SharedCountReader}
    * (usually a started {@link SharedCount}) whose changes take effect at once, as with Curator's
-   * `InterProcessSemaphoreV2(client, path, SharedCountReader)`.
+   * `InterProcessSemaphoreV2(client, path, SharedCountReader)`. With a shared count, asking for
+   * more permits than the current count is no error: the acquire waits for the count to rise (or
+   * for its timeout); lowering the count evicts nobody, it only holds back new acquirers.
    */
   maxLeases: number | SharedCountReader;
 }
@@ -156,7 +158,11 @@ export class Semaphore {
     return lease as Lease;
   }
 
-  /** Acquires one permit only if one is free right now; never waits. Resolves `undefined` otherwise. */
+  /**
+   * Acquires one permit only if one is free right now; never waits. Resolves `undefined`
+   * otherwise, also when another acquirer holds the internal lock at that moment (as Curator's
+   * `acquire` with a zero wait does).
+   */
   tryAcquire(options?: Omit<SemaphoreAcquireOptions, 'timeout'>): Promise<Lease | undefined>;
   /** Acquires `qty` permits only if they are free right now; never waits. Resolves `undefined` otherwise. */
   tryAcquire(qty: number, options?: Omit<SemaphoreAcquireOptions, 'timeout'>): Promise<Leases | undefined>;
