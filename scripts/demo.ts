@@ -34,7 +34,7 @@ try {
 } finally {
   for (const p of procs) p.kill('SIGKILL');
   if (admin) {
-    await removeTree(admin, base);
+    await admin.deleteRecursive(base).catch(() => undefined);
     await admin.close();
   }
   await ensemble.close();
@@ -154,9 +154,4 @@ async function readWriteScene(zk: ZooKeeper): Promise<void> {
   await all;
   // Holders in queue order: readers that held together joined by +, one group after the other.
   summary.push(`read-write: ${groups.map((g) => g.join(' + ')).join(' -> ')} (queue order: readers 1 and 2 together, the writer alone, reader 3 after it)`);
-}
-
-async function removeTree(zk: ZooKeeper, path: string): Promise<void> {
-  for (const child of await zk.getChildren(path).catch(() => [] as string[])) await removeTree(zk, `${path}/${child}`);
-  await zk.delete(path).catch(() => undefined);
 }
