@@ -106,9 +106,7 @@ async function killRound(spawn: Spawn, connect: string, observer: ZooKeeper, pat
  * open, new connections get through the TCP handshake only: a silent partition); `b` leads next.
  */
 async function cutRound(spawn: Spawn, connect: string, observer: ZooKeeper, path: string): Promise<Round> {
-  const first = connect.split(',')[0]!.replace(/\/.*$/, '');
-  const colon = first.lastIndexOf(':');
-  const proxy = await TcpProxy.start({ host: first.slice(0, colon), port: Number(first.slice(colon + 1)) });
+  const proxy = await TcpProxy.start(firstServer(connect));
   const a = spawn('leader', proxy.connectString, path);
   const b = spawn('next', connect, path);
   try {
@@ -330,8 +328,14 @@ async function within<T>(promise: Promise<T>, ms: number, what: string): Promise
   }
 }
 
-/** The server's four-letter-word address: the first host of the connect string. */
-function serverOf(connect: string): { host: string; port: number } {
+/** A server's address: host and port. */
+interface Server {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** The first host of a connect string (a chroot dropped). */
+function firstServer(connect: string): Server {
   const first = connect.split(',')[0]!.replace(/\/.*$/, '');
   const colon = first.lastIndexOf(':');
   return { host: first.slice(0, colon), port: Number(first.slice(colon + 1)) };
@@ -342,19 +346,17 @@ function serverOf(connect: string): { host: string; port: number } {
  * summaries (the watchers each trigger reached, by event type), from `mntr`. Undefined when the
  * server does not answer `mntr` with them (four-letter words not whitelisted, an older server).
  */
-async function notificationsSent(server: { host: string; port: number }): Promise<number | undefined> {
+async function notificationsSent(server: Server): Promise<number | undefined> {
   return watchNotifications(await fourLetter(server.host, server.port, 'mntr').catch(() => ''));
 }
-
 
 /**
  * `wchp`: the sessions with a data or exists watch on each path (the server lists no child
  * watches there), or undefined when refused.
  */
-async function watchersByPath(server: { host: string; port: number }): Promise<Map<string, Set<string>> | undefined> {
+async function watchersByPath(server: Server): Promise<Map<string, Set<string>> | undefined> {
   return parseWchp(await fourLetter(server.host, server.port, 'wchp').catch(() => undefined));
 }
-
 
 /**
  * `count` leadership changes, each measured on its own: before it the watchers by path and the
@@ -365,15 +367,15 @@ async function watchersByPath(server: { host: string; port: number }): Promise<M
  * recipes set none). For ours also counted in the client: the sessions, the old leader aside,
  * that received any notification during the change (`zk:event`).
  */
-async function changes(latches: Latches, count: number, participants: number, observer: ZooKeeper, server: { host: string; port: number }): Promise<Sample> {
+async function changes(latches: Latches, count: number, participants: number, observer: ZooKeeper, server: Server | undefined): Promise<Sample> {
   const latenciesUs: number[] = [];
   const woken: number[] = [];
   const notifications: number[] = [];
   const clientWoken: number[] = [];
   const own = hex(observer.sessionId);
   for (let i = 0; i < count; i++) {
-    const watchers = await watchersByPath(server);
-    const before = await notificationsSent(server);
+    const watchers = server && (await watchersByPath(server));
+    const before = server && (await notificationsSent(server));
     const events: EventMessage[] = [];
     const onEvent = (m: unknown) => void events.push(m as EventMessage);
     subscribe(ChannelName.event, onEvent);
@@ -384,7 +386,7 @@ async function changes(latches: Latches, count: number, participants: number, ob
     } finally {
       unsubscribe(ChannelName.event, onEvent);
     }
-    const after = await notificationsSent(server);
+    const after = server && (await notificationsSent(server));
     latenciesUs.push(change.latencyUs);
     const others = (sessions: Iterable<string>) => [...sessions].filter((s) => s !== change.releaser && s !== own);
     if (watchers) woken.push(others(watchers.get(change.node) ?? []).length);
@@ -404,7 +406,8 @@ async function changes(latches: Latches, count: number, participants: number, ob
 async function latchWorkload(bench: Bench, connect: string, observer: ZooKeeper, classpath: string | undefined, path: string): Promise<void> {
   const n = LATCH_PARTICIPANTS;
   const count = bench.n(50, 10);
-  const server = serverOf(connect);
+  // One server sees only its own connections' watches: on an ensemble the counts stay out.
+  const server = connect.includes(',') ? undefined : firstServer(connect);
   const clients = await Promise.all(Array.from({ length: n }, () => ZooKeeper.connect(connect, { sessionTimeout: 10_000 })));
   let ours: OursLatches | undefined;
   let curator: CuratorLatches | undefined;
