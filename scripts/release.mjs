@@ -6,8 +6,8 @@
 //                            `changeset publish` (pnpm publish of the versions not yet published)
 //   npm run release:check    the same up to the publish, then `pnpm publish --dry-run` (CI)
 //   node scripts/release.mjs --pack <dir>
-//                            build, pack and check only, leaving the tarballs in <dir> (the
-//                            consumer test installs them)
+//                            build (outputs of deleted sources pruned), pack and check only,
+//                            leaving the tarballs in <dir> (the consumer test installs them)
 //   node scripts/release.mjs --check <tarball>...
 //                            only the checks, on tarballs made some other way
 //   node ../../scripts/release.mjs --guard
@@ -146,6 +146,24 @@ function packAll(dest) {
 }
 
 /**
+ * Deletes the build outputs in `dist` whose source is gone (tsc -b never does): a moved or deleted
+ * source leaves its .js, .d.ts and maps behind, and they would be packed. Every output has a map
+ * (sourceMap and declarationMap), which names its source.
+ */
+function pruneStale(dist) {
+  if (!existsSync(dist)) return;
+  for (const f of listFiles(dist)) {
+    if (!f.endsWith('.map')) continue;
+    const mapPath = join(dist, f);
+    const map = JSON.parse(readFileSync(mapPath, 'utf8'));
+    const gone = (map.sources ?? []).some((source) => !existsSync(resolve(dirname(mapPath), map.sourceRoot ?? '', source)));
+    if (!gone) continue;
+    rmSync(mapPath, { force: true });
+    rmSync(mapPath.slice(0, -'.map'.length), { force: true });
+  }
+}
+
+/**
  * prepublishOnly of each package: only this script's pnpm publish (through changeset publish, or
  * the dry run) may publish; npm publish would ship "workspace:^" as it is, and a bare pnpm publish
  * would skip the clean build and the tarball checks.
@@ -173,6 +191,8 @@ if (args[0] === '--guard') {
   if (problems.length > 0) fail(`not fit to publish:\n  ${problems.join('\n  ')}`);
 } else if (args[0] === '--pack') {
   if (!args[1]) fail('--pack needs a directory');
+  // Not a clean build (others may be using dist), but nothing left from a deleted source.
+  for (const { dir } of publicPackages()) pruneStale(join(dir, 'dist'));
   run(bin('tsc'), ['-b', ...publicPackages().map((p) => p.dir)]);
   for (const t of packAll(resolve(args[1]))) process.stdout.write(`${JSON.stringify(t)}\n`);
 } else {
