@@ -106,9 +106,11 @@ describe('tree - ensurePath', () => {
     await expect(ensurePath(zk, '/x/y', {})).rejects.toBeInstanceOf(ConnectionLossError);
   });
 
-  it('refuses a bad path before any call', async () => {
+  it('refuses a bad path or timeout before any call', async () => {
     const zk = new FakeTree();
     await expect(ensurePath(zk, 'x', {})).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(ensurePath(zk, '/x', { timeout: -1 })).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(deleteRecursive(zk, '/x', { timeout: Number.NaN })).rejects.toBeInstanceOf(InvalidArgumentError);
     expect(zk.log).toEqual([]);
   });
 });

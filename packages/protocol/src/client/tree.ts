@@ -10,6 +10,7 @@ import { CreateMode } from '../constants.js';
 import { InvalidArgumentError, NodeExistsError, NoNodeError, NotEmptyError } from '../errors.js';
 import type { ACL } from './acl.js';
 import { joinPath, parentPath, validatePath } from '../util/paths.js';
+import { validateTimeout } from '../util/abort.js';
 
 /** The calls these helpers make; the `ZooKeeper` class provides them. */
 export interface TreeClient {
@@ -28,6 +29,7 @@ export class Budget {
   readonly signal: AbortSignal | undefined;
 
   constructor(options: { signal?: AbortSignal | undefined; timeout?: number | undefined }) {
+    validateTimeout(options.timeout);
     this.signal = options.signal;
     this.#deadline = options.timeout === undefined ? undefined : performance.now() + options.timeout;
   }
