@@ -400,14 +400,18 @@ export class FaultFixture {
 }
 
 /**
- * Whether `node` exists with creation zxid `token`. A read, so it is asked again after a
- * connection loss (a server restarted by a nemesis), for up to 10 s; then the write is refused.
+ * Whether `node` exists with creation zxid `token`. On an ensemble the resource's server may lag
+ * behind the writer's (a follower serves reads from what it has applied): a sync first makes the
+ * answer at least as new as the moment of asking, so a lease just created is seen and one just
+ * deleted is not. Reads only, so they are asked again after a connection loss (a server
+ * restarted by a nemesis), for up to 10 s; then the write is refused.
  */
 async function leaseAlive(zk: ZooKeeper, token: bigint, node: string): Promise<boolean> {
   if (node === '') return false;
   const deadline = Date.now() + 10_000;
   for (;;) {
     try {
+      await zk.sync(node);
       return (await zk.exists(node))?.czxid === token;
     } catch (err) {
       if (Date.now() > deadline) throw err;
