@@ -108,6 +108,19 @@ describe('consumer: the packed packages installed with npm', () => {
     expect(help.stdout).toContain('Usage:');
   });
 
+  it('runs the installed zk-lock against the server: the command gets a fencing token', async () => {
+    const space = new TestSpace();
+    await space.admin();
+    try {
+      const check = 'process.exit(/^[0-9]+$/.test(process.env.ZK_LOCK_FENCING_TOKEN ?? "") ? 7 : 3)';
+      const args = ['--connect', `${connectString()}${space.root}`, '--timeout', '10s', '/locks/consumer', '--', process.execPath, '-e', check];
+      const ran = await run(join(app, 'node_modules', '.bin', 'zk-lock'), args, app, RUN_BOUND_MS);
+      expect(ran.code, explain('zk-lock', ran)).toBe(7); // the command's own exit code
+    } finally {
+      await space.close();
+    }
+  });
+
   it('the tarball check refuses what `npm pack` makes of @zk/locks (the workspace range kept), and npm publish refuses to run', async () => {
     // Negative control of the check the release and the packing above rely on.
     const dir = join(work, 'npm-pack');
