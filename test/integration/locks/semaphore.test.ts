@@ -190,6 +190,18 @@ describe('semaphore - permits', () => {
     expect(await ls('/sem/multi/leases')).toEqual([]);
   });
 
+  it('two acquire(2) at once on 2 permits both succeed, one after the other (Curator 5.4 deadlocks there until both time out)', async () => {
+    const [a, b] = await Promise.all([space.client(), space.client()]);
+    const run = async (zk: ZooKeeper) => {
+      const leases = await new Semaphore(zk, '/sem/pair', { maxLeases: 2 }).acquire(2, { timeout: 10_000 });
+      await new Promise((r) => setTimeout(r, 20)); // hold both permits for a moment
+      await leases.release();
+      return leases.length;
+    };
+    expect(await Promise.all([run(a), run(b)])).toEqual([2, 2]);
+    expect(await ls('/sem/pair/leases')).toEqual([]);
+  });
+
   it('a timeout or an abort leaves no node: neither waiting for a permit (holding the internal lock) nor queued for the internal lock', async () => {
     const [a, b, c] = await Promise.all([space.client(), space.client(), space.client()]);
     const held = await new Semaphore(a, '/sem/x', { maxLeases: 1 }).acquire();
