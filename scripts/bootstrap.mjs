@@ -7,7 +7,8 @@
 //   1. workspace dependencies: node_modules is current when pnpm's copy of the lockfile
 //      (node_modules/.pnpm/lock.yaml) equals pnpm-lock.yaml; otherwise `pnpm install`, with
 //      pnpm found (in this order) in npx's cache, on PATH, through `corepack pnpm@<version>`
-//      (never `corepack enable`, which leaves a global shim behind), or fetched by npx
+//      (never `corepack enable`, which leaves a global shim behind), or fetched by npx; after a
+//      fresh install, a second offline install once the build exists links the `zk-lock` bin
 //   2. ZooKeeper (scripts/install-zookeeper.sh, silent when installed) unless ZK_CONNECT names
 //      an existing ensemble; not for `zk stop` / `zk status`
 //   3. build: `tsc -b` of what the action runs (itself a no-op in about 0.2 s when up to date)
@@ -92,21 +93,47 @@ function dependenciesCurrent() {
   return readFileSync(lock, 'utf8') === readFileSync(copy, 'utf8');
 }
 
+/**
+ * Installs the workspace dependencies unless they are current. Returns a function that links
+ * the bins pnpm could not link yet, to call after the build, or undefined.
+ */
 function ensureDependencies() {
-  if (dependenciesCurrent()) return;
+  if (dependenciesCurrent()) return undefined;
   const started = performance.now();
   const [cmd, ...pre] = findPnpm();
-  const args = ['install', '--reporter=append-only'];
-  if (process.env.CI) args.push('--frozen-lockfile');
-  // The output is kept and shown only if the install fails. On a fresh clone pnpm also warns
-  // that it cannot link the `zk-lock` bin: its target (packages/locks/dist) exists only after
-  // the build below, and nothing here runs zk-lock through node_modules/.bin.
-  const res = run(cmd, [...pre, ...args], { stdio: 'pipe', encoding: 'utf8', env: npmQuietEnv });
-  if (!res.ok) {
-    process.stderr.write(res.output);
-    fail(`pnpm install failed (exit ${res.status})`);
-  }
+  const install = (extra) => {
+    const args = ['install', '--reporter=append-only', ...extra];
+    if (process.env.CI) args.push('--frozen-lockfile');
+    // The output is kept and shown only if the install fails.
+    const res = run(cmd, [...pre, ...args], { stdio: 'pipe', encoding: 'utf8', env: npmQuietEnv });
+    if (!res.ok) {
+      process.stderr.write(res.output);
+      fail(`pnpm install failed (exit ${res.status})`);
+    }
+    return res.output;
+  };
+  install([]);
   log(`installed the workspace dependencies (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  // On a fresh clone pnpm cannot link the `zk-lock` bin (it warns, in the output kept above): its
+  // target (packages/locks/dist) is built below. Once it is, an offline install links it (a second).
+  return () => {
+    if (missingBins()) install(['--offline']);
+  };
+}
+
+/** True when a workspace package's bin has no link in node_modules/.bin (the root depends on every package). */
+function missingBins() {
+  const dir = join(root, 'packages');
+  return readdirSync(dir).some((name) => {
+    let bin;
+    try {
+      bin = JSON.parse(readFileSync(join(dir, name, 'package.json'), 'utf8')).bin;
+    } catch {
+      return false;
+    }
+    const names = typeof bin === 'string' ? [name] : Object.keys(bin ?? {});
+    return names.some((b) => !existsSync(join(root, 'node_modules', '.bin', b)));
+  });
 }
 
 function ensureZooKeeper() {
@@ -138,10 +165,11 @@ function soakArgs(args) {
 const projects = { test: '.', demo: 'scripts', zk: 'scripts', bench: 'bench', setup: '.' };
 if (!(action in projects)) fail(`unknown action ${action}; use test, demo, zk, bench or setup`, 2);
 
-ensureDependencies();
+const linkBins = ensureDependencies();
 // `zk stop` and `zk status` only talk to a server already started.
 if (!(action === 'zk' && ['stop', 'status'].includes(rest[0] ?? ''))) ensureZooKeeper();
 build(projects[action]);
+linkBins?.();
 
 let res;
 switch (action) {
