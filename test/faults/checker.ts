@@ -96,34 +96,7 @@ const byFrom = (a: Hold, b: Hold) => (a.from < b.from ? -1 : a.from > b.from ? 1
 export function checkHistory(events: readonly HistoryEvent[], options: CheckOptions = {}): Verdict {
   const capacity = options.capacity ?? 1;
   if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`checkHistory: capacity must be an integer >= 1, got ${capacity}`);
-  const sorted = [...events].sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : 0));
-  const pauses = new Map<string, { from: bigint; to: bigint }[]>();
-  const open = new Map<string, Hold>();
-  const holds: Hold[] = [];
-  let errors = 0;
-  for (const e of sorted) {
-    if (e.kind === 'paused') {
-      pauses.set(e.who, [...(pauses.get(e.who) ?? []), { from: e.from, to: e.to }]);
-    } else if (e.kind === 'error') {
-      errors++;
-    } else if (e.kind === 'acquired') {
-      const h: Hold = { who: e.who, from: e.t, to: undefined, token: e.token, mode: capacity > 1 ? 'write' : (e.mode ?? 'write'), lostAt: undefined, killedAt: undefined };
-      open.set(e.who, h);
-      holds.push(h);
-    } else {
-      const h = open.get(e.who);
-      if (!h) continue;
-      if (e.kind === 'lost') {
-        h.lostAt ??= e.t;
-        continue;
-      }
-      h.to = e.t;
-      if (e.kind === 'killed') h.killedAt = e.t;
-      open.delete(e.who);
-    }
-  }
-  const end = sorted.length ? sorted[sorted.length - 1]!.t : 0n;
-  for (const h of holds) h.to ??= end;
+  const { holds, pauses, errors } = holdsOf(events, capacity);
   const pausedAt = (who: string, t: bigint) => (pauses.get(who) ?? []).some((p) => p.from <= t && t <= p.to);
   const conflict = (a: Hold, b: Hold) => a.mode === 'write' || b.mode === 'write';
   const expiry = options.sessionTimeoutMs === undefined ? undefined : BigInt(Math.round((options.sessionTimeoutMs / 2) * 1e6));
@@ -157,6 +130,39 @@ export function checkHistory(events: readonly HistoryEvent[], options: CheckOpti
   }
   violations.push(...tokenViolations(ordered, capacity));
   return { acquisitions: holds.length, violations, longestLostDetectionMs: longest, pausedOverlaps, errors };
+}
+
+/** The holds of a history (each from `acquired` to `released`/`killed`, or the end), its pauses by participant and its error count. */
+function holdsOf(events: readonly HistoryEvent[], capacity: number): { holds: Hold[]; pauses: Map<string, { from: bigint; to: bigint }[]>; errors: number } {
+  const sorted = [...events].sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : 0));
+  const pauses = new Map<string, { from: bigint; to: bigint }[]>();
+  const open = new Map<string, Hold>();
+  const holds: Hold[] = [];
+  let errors = 0;
+  for (const e of sorted) {
+    if (e.kind === 'paused') {
+      pauses.set(e.who, [...(pauses.get(e.who) ?? []), { from: e.from, to: e.to }]);
+    } else if (e.kind === 'error') {
+      errors++;
+    } else if (e.kind === 'acquired') {
+      const h: Hold = { who: e.who, from: e.t, to: undefined, token: e.token, mode: capacity > 1 ? 'write' : (e.mode ?? 'write'), lostAt: undefined, killedAt: undefined };
+      open.set(e.who, h);
+      holds.push(h);
+    } else {
+      const h = open.get(e.who);
+      if (!h) continue;
+      if (e.kind === 'lost') {
+        h.lostAt ??= e.t;
+        continue;
+      }
+      h.to = e.t;
+      if (e.kind === 'killed') h.killedAt = e.t;
+      open.delete(e.who);
+    }
+  }
+  const end = sorted.length ? sorted[sorted.length - 1]!.t : 0n;
+  for (const h of holds) h.to ??= end;
+  return { holds, pauses, errors };
 }
 
 /** Why `b`'s acquire went over capacity: the holds that still believed they held, and the killed ones whose session lived. */
