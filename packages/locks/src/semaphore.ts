@@ -401,7 +401,12 @@ export class Semaphore {
           if (!children) {
             const withWatch = arm && !armed;
             const before = fires;
-            children = await attempt.race(this.zk.getChildren(dir, withWatch ? { watch: onChildren } : {}));
+            const listing = this.zk.getChildren(dir, withWatch ? { watch: onChildren } : {});
+            children = await attempt.race(listing).catch((err: unknown) => {
+              // Stopped before the reply: drop the watch whenever the reply registers it.
+              if (withWatch && err === attempt.signal.reason) listing.then(() => unwatchChildren(this.zk, dir, onChildren), () => undefined);
+              throw err;
+            });
             if (withWatch) armed = fires === before;
           }
         } catch (err) {
