@@ -75,6 +75,10 @@ describe('tree cache table - observations to changes', () => {
     expect(brief(t.found('/r/n', data('new'), stat(8)))).toEqual(['deleted /r/n/old', 'deleted /r/n', 'created /r/n']);
     expect(t.children('/r/n')).toEqual(['mine']);
     expect(t.get('/r/n')?.data.toString()).toBe('new');
+    // a child created in the same transaction as its new parent (the same zxid) is the new one's
+    t.found('/r/n/same', data(''), stat(12));
+    expect(brief(t.found('/r/n', data('newer'), stat(12)))).toEqual(['deleted /r/n/mine', 'deleted /r/n', 'created /r/n']);
+    expect(t.children('/r/n')).toEqual(['same']);
     // and a read of the older incarnation afterwards is stale
     expect(t.found('/r/n', data('old'), stat(2, 5))).toEqual([]);
   });

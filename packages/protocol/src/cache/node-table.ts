@@ -95,8 +95,8 @@ export class NodeTable {
       return [{ type: 'created', path, node }];
     }
     if (node.stat.czxid !== previous.stat.czxid) {
-      // Replaced: the old node and its subtree went first. Descendants created after the new node
-      // (a larger czxid) are its own, already read: they stay.
+      // Replaced: the old node and its subtree went first. Descendants created with or after the
+      // new node (the same czxid: one multi; or a larger one) are its own, already read: they stay.
       const out: NodeChange[] = [];
       this.#removeBelow(path, out, node.stat.czxid);
       this.#remove(path);
@@ -166,7 +166,7 @@ export class NodeTable {
     for (const name of [...names]) {
       const child = childPath(path, name);
       const previous = this.#nodes.get(child);
-      if (olderThan !== undefined && previous && previous.stat.czxid > olderThan) continue;
+      if (olderThan !== undefined && previous && previous.stat.czxid >= olderThan) continue;
       this.#removeBelow(child, out, olderThan);
       if (previous) {
         this.#remove(child);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConnectionLossError, NoNodeError, PacketTooLargeError, type MultiReadOp, type MultiReadResult, type Stat } from '../index.js';
+import { ConnectionLossError, NoAuthError, NoNodeError, PacketTooLargeError, type MultiReadOp, type MultiReadResult, type Stat } from '../index.js';
 import { OrderedReads, READ_BATCH, type NodeRead, type ReadClient } from './ordered-reads.js';
 
 const stat = (n: number): Stat => ({ czxid: BigInt(n), mzxid: BigInt(n), ctime: 0n, mtime: 0n, version: 0, cversion: 0, aversion: 0, ephemeralOwner: 0n, dataLength: 0, numChildren: 0, pzxid: BigInt(n) });
@@ -7,8 +7,16 @@ const stat = (n: number): Stat => ({ czxid: BigInt(n), mzxid: BigInt(n), ctime: 
 /** A fake client whose multiRead replies are settled by the test, in any order. */
 function fakeClient() {
   const calls: Array<{ ops: readonly MultiReadOp[]; resolve: (r: MultiReadResult[]) => void; reject: (e: unknown) => void }> = [];
+  const multiRead = (ops: readonly MultiReadOp[]) => new Promise<MultiReadResult[]>((resolve, reject) => calls.push({ ops, resolve, reject }));
   const zk: ReadClient = {
-    multiRead: (ops) => new Promise<MultiReadResult[]>((resolve, reject) => calls.push({ ops, resolve, reject })),
+    multiRead,
+    // a read of one node's data goes out as getData: recorded as a call of one op
+    getData: (path) =>
+      multiRead([{ type: 'getData', path }]).then((r) => {
+        const one = r[0] as MultiReadResult;
+        if (one.type === 'error') throw one.error;
+        return one as { data: Buffer; stat: Stat };
+      }),
   };
   const answer = (i: number, tree: Record<string, string[] | null>) => {
     const call = calls[i];
@@ -121,6 +129,18 @@ describe('tree cache reads - order', () => {
     expect(a.failures).toHaveLength(1);
     expect(a.done).toBe(0);
     expect(b.seen).toEqual(['/y /y@1']);
+  });
+
+  it('one node without children is read with getData: NoNode is missing, NoAuth unreadable', async () => {
+    const { zk, calls, answer } = fakeClient();
+    const reads = new OrderedReads(zk);
+    const a = handler();
+    reads.read(['/gone'], false, a.h);
+    reads.read(['/secret'], false, a.h);
+    answer(0, {});
+    calls[1]?.resolve([{ type: 'error', path: '/secret', error: new NoAuthError(undefined, { path: '/secret' }) }]);
+    await tick();
+    expect(a.seen).toEqual(['/gone missing', '/secret unreadable']);
   });
 
   it('an empty call is done at once', async () => {

@@ -9,7 +9,7 @@
  * do arrive in send order, but the promise chains behind them have different lengths, so the
  * results are put back in order here by sequence number.
  */
-import { NoNodeError, PacketTooLargeError, type MultiReadOp, type MultiReadResult, type Stat, type ZooKeeper } from '../index.js';
+import { ErrorCode, NoNodeError, PacketTooLargeError, ZooKeeperError, type MultiReadOp, type MultiReadResult, type Stat, type ZooKeeper } from '../index.js';
 
 /** Most nodes in one multiRead (two ops each with children). A reply over the frame limit is split and sent again. */
 export const READ_BATCH = 256;
@@ -21,7 +21,7 @@ export type NodeRead =
   | { readonly kind: 'unreadable'; readonly path: string; readonly error: Error };
 
 /** The client calls the reads need. */
-export type ReadClient = Pick<ZooKeeper, 'multiRead'>;
+export type ReadClient = Pick<ZooKeeper, 'multiRead' | 'getData'>;
 
 /** What a batch of reads reports. */
 export interface ReadHandler {
@@ -79,8 +79,11 @@ export class OrderedReads {
         if (children) ops.push({ type: 'getChildren', path });
       }
       let request: Promise<MultiReadResult[]>;
+      const options = this.#timeout === undefined ? {} : { timeout: this.#timeout };
       try {
-        request = this.#zk.multiRead(ops, this.#timeout === undefined ? {} : { timeout: this.#timeout });
+        // One node's data alone (an event's read): a plain getData, which the server serves a
+        // little faster than a multiRead of one.
+        request = ops.length === 1 ? this.#getData(batch[0] as string, options) : this.#zk.multiRead(ops, options);
       } catch (err) {
         request = Promise.reject(err);
       }
@@ -121,6 +124,18 @@ export class OrderedReads {
     for (let i = 0; i < paths.length; i += READ_BATCH) send(paths.slice(i, i + READ_BATCH));
   }
 
+  /** A getData answered as a multiRead of one is: a result, or the error for that path. */
+  #getData(path: string, options: { timeout?: number }): Promise<MultiReadResult[]> {
+    return this.#zk.getData(path, options).then(
+      ({ data, stat }): MultiReadResult[] => [{ type: 'getData', path, data, stat }],
+      (err: unknown) => {
+        // The node's own errors, as a multiRead reports them; anything else failed the request.
+        if (err instanceof ZooKeeperError && (err.code === ErrorCode.NONODE || err.code === ErrorCode.NOAUTH)) return [{ type: 'error', path, error: err }];
+        throw err;
+      },
+    );
+  }
+
   /** Resolves when no read is in flight. */
   idle(): Promise<void> {
     if (this.#inFlight === 0) return Promise.resolve();
@@ -149,3 +164,4 @@ function toNodeRead(path: string, data: MultiReadResult | undefined, list: Multi
   if (list?.type === 'error') return list.error instanceof NoNodeError ? { kind: 'missing', path } : { kind: 'unreadable', path, error: list.error };
   return { kind: 'found', path, data: data.data, stat: data.stat, children: list?.type === 'getChildren' ? list.children : undefined };
 }
+

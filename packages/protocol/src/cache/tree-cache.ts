@@ -263,9 +263,15 @@ export class TreeCache implements AsyncDisposable {
     if (this.#ended) return;
     switch (event.type) {
       case 'NodeCreated':
-      case 'NodeDeleted':
       case 'NodeDataChanged':
         if (this.#table.covers(event.path)) this.#changedAt(event.path);
+        break;
+      case 'NodeDeleted':
+        if (!this.#table.covers(event.path)) break;
+        // The parent too: when the read finds a node again, the parent may have been replaced as
+        // well (a subtree deleted and created again), and reading it first reports that in order.
+        if (event.path !== this.#table.root) this.#changedAt(parentOf(event.path));
+        this.#changedAt(event.path);
         break;
       case 'SessionExpired':
         void this.#end(new SessionExpiredError('the session expired: the tree cache has ended', { op: 'TreeCache', path: this.#table.root }));
@@ -442,6 +448,11 @@ export class TreeCache implements AsyncDisposable {
 
 function isConnected(state: SessionState): boolean {
   return state === 'connected' || state === 'connectedReadOnly';
+}
+
+function parentOf(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i <= 0 ? '/' : path.slice(0, i);
 }
 
 /** Unique paths, parents before children (so a replaced parent is seen before its new children). */
