@@ -21,6 +21,7 @@ import { renderSvg } from './lib/svg.js';
 import { startJavaDriver, type JavaDriver } from './peers/java.js';
 import { connectNzc, type NzcClient } from './peers/nzc.js';
 import { cacheWorkloads } from './workloads/cache.js';
+import { handoffWorkloads } from './workloads/handoff.js';
 import { leaderWorkloads } from './workloads/leader.js';
 import { lockWorkloads } from './workloads/locks.js';
 import { rawWorkloads } from './workloads/raw.js';
@@ -84,6 +85,7 @@ async function pass(connect: string, full: boolean): Promise<void> {
     await zk.create(base);
     await rawWorkloads(bench, { connect, zk, coalesced, nzc, java }, base);
     await lockWorkloads(bench, connect, zk, java, base);
+    await handoffWorkloads(bench, connect, java, base);
     await semaphoreWorkloads(bench, connect, java, base);
     await leaderWorkloads(bench, connect, java !== undefined, base);
     if (full) await scaleWorkloads(bench, connect, zk, base);

@@ -229,7 +229,7 @@ public final class BenchDriver {
       case "writeLockUncontended":
         return uncontended(path(cmd), count(cmd, "count"), true);
       case "mutexContended":
-        return contended(path(cmd), count(cmd, "sessions"), seconds(cmd));
+        return contended(path(cmd), count(cmd, "sessions"), cmd.containsKey("threads") ? count(cmd, "threads") : 1, seconds(cmd));
       case "semaphoreContended":
         return semaphoreContended(path(cmd), count(cmd, "sessions"), count(cmd, "permits"), seconds(cmd));
       case "readWrite":
@@ -453,7 +453,7 @@ public final class BenchDriver {
    * `sessions` sessions looping acquire/release on one mutex, no hold time. A hand-off is an
    * acquire returning after another's release call; its gap runs from that release call.
    */
-  private static Map<String, Object> contended(String path, int sessions, double seconds) throws Exception {
+  private static Map<String, Object> contended(String path, int sessions, int threads, double seconds) throws Exception {
     List<CuratorFramework> clients = new ArrayList<>();
     try {
       for (int i = 0; i < sessions; i++) clients.add(curator());
@@ -461,14 +461,20 @@ public final class BenchDriver {
       Doubles gaps = new Doubles();
       Doubles releases = new Doubles();
       long[] lastReleaseCall = { 0 };
+      long[] longestWait = { 0 };
       boolean[] released = { false };
       List<LockLoop> loops = new ArrayList<>();
+      // `threads` threads per session share its InterProcessMutex (each thread still queues its own node).
       for (CuratorFramework c : clients) {
         InterProcessMutex mutex = new InterProcessMutex(c, path);
-        loops.add(w -> {
+        for (int t = 0; t < threads; t++) loops.add(w -> {
           while (!stopping && System.nanoTime() < w.deadline) {
+            long asked = System.nanoTime();
             mutex.acquire();
             long acquired = System.nanoTime();
+            if (acquired < w.deadline) synchronized (shared) {
+              longestWait[0] = Math.max(longestWait[0], acquired - asked);
+            }
             boolean inWindow = acquired < w.deadline;
             long releaseCall;
             synchronized (shared) {
@@ -489,6 +495,7 @@ public final class BenchDriver {
       Map<String, Object> metrics = new LinkedHashMap<>();
       // How long a release (its delete) took under the same load: what a hand-off waits for.
       metrics.put("releaseP50Us", p50(releases.toArray()));
+      metrics.put("longestWaitMs", longestWait[0] / 1e6);
       double[] lat = gaps.toArray();
       return sample(lat.length, w.deadline - w.start, lat, cpu, metrics);
     } finally {

@@ -8,6 +8,8 @@ export const CLIENT = {
   ours: 'ours',
   /** Ours with `coalesceReads` (reads of one tick in one multiRead), on the getData workloads. */
   oursCoalesced: 'ours, coalesceReads',
+  /** Ours with the Mutex `localQueue` option (in-process hand-offs), on the hand-off workloads. */
+  oursLocalQueue: 'ours, localQueue',
   nzc: 'node-zookeeper-client',
   java: 'ZooKeeper Java client',
   curator: 'Curator',
@@ -40,6 +42,12 @@ export const WORKLOAD = {
   leaderFailover: (how: 'SIGKILL' | 'partition', sessionMs: number) => `leader failover, ${how}, session ${sessionMs.toLocaleString('en-US')} ms`,
   /** Ops: leadership changes; latency: the leader giving up to the next one told. Metrics: notificationsPerChange, wokenPerChange, wokenMax. */
   leaderLatch: (n: number) => `LeaderLatch, ${n} participants`,
+  /**
+   * Ops: hand-offs; latency: the gap from a release call to the next holder's acquire returning.
+   * Metrics: longestWaitMs (the longest acquire), minShare (ours: the least served session's share
+   * of the hand-offs times the number of sessions; 1 when even).
+   */
+  localHandoffs: (sessions: number, perSession: number) => (sessions === 1 ? `one process, ${perSession} contenders on one Mutex` : `${sessions} sessions x ${perSession} contenders on one Mutex`),
   /** Metrics: readsPerSec, writesPerSec. */
   readWrite: (readers: number, writers: number) => `ReadWriteLock, ${readers} readers + ${writers} writer${writers === 1 ? '' : 's'}`,
   /** Metrics: notificationsPerRelease, heapMiB. */

@@ -67,11 +67,12 @@ export type JavaCommand =
    */
   | { readonly workload: 'mutexUncontended' | 'writeLockUncontended'; readonly path: string; readonly count: number }
   /**
-   * `sessions` Curator sessions, one thread and one InterProcessMutex each, looping acquire and
-   * release (no hold) for `seconds` after a common start. ops: hand-offs; latencies: the gap from
-   * a release call to the next acquire returning; metric releaseP50Us (the release call alone).
+   * `sessions` Curator sessions, one InterProcessMutex each shared by `threads` threads (default
+   * 1), looping acquire and release (no hold) for `seconds` after a common start. ops: hand-offs;
+   * latencies: the gap from a release call to the next acquire returning; metrics releaseP50Us
+   * (the release call alone) and longestWaitMs (the longest acquire, call to return).
    */
-  | { readonly workload: 'mutexContended'; readonly path: string; readonly sessions: number; readonly seconds: number }
+  | { readonly workload: 'mutexContended'; readonly path: string; readonly sessions: number; readonly seconds: number; readonly threads?: number }
   /**
    * `sessions` Curator sessions, one thread and one InterProcessSemaphoreV2 (`permits` leases)
    * each, looping acquire and returnLease (no hold) for `seconds` after a common start. ops:

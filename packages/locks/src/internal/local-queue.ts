@@ -47,6 +47,8 @@ interface Hold {
   watching: ((e: WatchedEvent) => void) | undefined;
   /** The local holder, if any. */
   holder: LeaseCore | undefined;
+  /** A hand-off is scheduled for the next turn of the event loop. */
+  handingOff: boolean;
 }
 
 /** The local queue of one lock (one lock object). */
@@ -116,7 +118,7 @@ export class LocalQueue {
     if (this.#waiters.length === 0) return;
     const hold = this.#hold;
     if (hold) {
-      if (!hold.holder) this.#grant(hold);
+      if (!hold.holder && !hold.handingOff) this.#grant(hold);
       return;
     }
     if (this.#acquiring) return;
@@ -133,7 +135,7 @@ export class LocalQueue {
             () => this.#pump(),
           );
         }
-        const taken: Hold = { core, handoffs: 0, othersWaiting: false, watching: undefined, holder: undefined };
+        const taken: Hold = { core, handoffs: 0, othersWaiting: false, watching: undefined, holder: undefined, handingOff: false };
         this.#hold = taken;
         this.#watchOthers(taken);
         core.controller.signal.addEventListener('abort', () => this.#lost(taken), { once: true });
@@ -191,7 +193,14 @@ export class LocalQueue {
     const fair = !hold.othersWaiting || hold.handoffs < this.#spec.maxHandoffs;
     if (!atRisk && this.#waiters.length > 0 && fair) {
       if (hold.othersWaiting) hold.handoffs++;
-      this.#grant(hold);
+      // On the next turn of the event loop, not in this microtask chain: hand-offs that needed no
+      // I/O would otherwise keep the loop from reading the socket, and the child event that says
+      // another process waits (the fairness bound) would never be seen.
+      hold.handingOff = true;
+      setImmediate(() => {
+        hold.handingOff = false;
+        if (this.#hold === hold && !hold.holder) this.#grant(hold);
+      });
       return;
     }
     await this.#giveUp(hold);
@@ -200,7 +209,7 @@ export class LocalQueue {
 
   /** The node's hold is at risk: the local holder's signal aborted with it; the node goes once it releases. */
   #lost(hold: Hold): void {
-    if (!hold.holder) void this.#giveUp(hold).then(() => this.#pump());
+    if (!hold.holder && !hold.handingOff) void this.#giveUp(hold).then(() => this.#pump());
   }
 
   async #giveUp(hold: Hold): Promise<void> {
