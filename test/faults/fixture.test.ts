@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../harness/index.js';
 import { FaultFixture, parseEvent } from './fixture.js';
+import { GuardedResource } from './resource.js';
 import { renderTable, type NemesisRow } from './summary.js';
 
 describe('faults - fixture and summary', () => {
@@ -71,6 +72,32 @@ describe('faults - fixture and summary', () => {
     } finally {
       await fx.close();
     }
+  });
+
+  it('a resource shared by N holders accepts only writes whose lease lives, and its log is checked by tokens writing at once', async () => {
+    // Leases 10, 12, 14 live; 8 is gone (its holder's session expired).
+    const live = new Map([['/s/leases/a', 10n], ['/s/leases/b', 12n], ['/s/leases/c', 14n], ['/s/leases/old', 99n]]);
+    const r = await GuardedResource.start({ capacity: 2, alive: async (token, node) => live.get(node) === token });
+    const post = async (who: string, token: bigint, node: string) => (await fetch(`${r.url}?who=${who}&token=${token}&node=${encodeURIComponent(node)}`, { method: 'POST' })).status;
+    try {
+      // The oldest live lease writes after newer ones: accepted (a highest-token rule would refuse it).
+      expect(await post('b', 12n, '/s/leases/b')).toBe(200);
+      expect(await post('a', 10n, '/s/leases/a')).toBe(200);
+      // A stale holder: its node is gone, or the node is someone else's now (another token).
+      expect(await post('stale', 8n, '/s/leases/gone')).toBe(409);
+      expect(await post('stale', 8n, '/s/leases/old')).toBe(409);
+      expect(r.staleRejected).toBe(2);
+      expect(r.fenceViolations()).toEqual([]);
+      // A third token writing while both others still write: over the capacity of 2.
+      expect(await post('c', 14n, '/s/leases/c')).toBe(200);
+      expect(await post('a', 10n, '/s/leases/a')).toBe(200);
+      expect(await post('b', 12n, '/s/leases/b')).toBe(200);
+      expect(r.fenceViolations()).toHaveLength(1);
+      expect(r.staleAccepted).toBe(1);
+    } finally {
+      await r.close();
+    }
+    await expect(GuardedResource.start({ capacity: 2 })).rejects.toThrow(/lease check/);
   });
 
   it('renders one line per nemesis, summing rounds (the soak) and adding a total', () => {
