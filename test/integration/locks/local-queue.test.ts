@@ -112,6 +112,35 @@ describe('Mutex localQueue', () => {
     expect(unbounded.holds.indexOf('other') - unbounded.otherQueued).toBe(12);
   });
 
+  it('fairness holds when local holders do no I/O: hand-offs leave the event loop free to hear of the other process', async () => {
+    const [a, b] = [await space.client(), await space.client()];
+    const local = new Mutex(a, '/lq/spin', { localQueue: { maxHandoffs: 8 } });
+    let localHolds = 0;
+    let otherAt = -1;
+    let other: Promise<void> | undefined;
+    // Eight local contenders acquire and release with nothing in between, 20,000 holds in all;
+    // another session starts waiting once they are under way.
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (localHolds < 20_000) {
+          const lease = await local.acquire();
+          if (++localHolds === 100) {
+            other = new Mutex(b, '/lq/spin').acquire().then(async (l) => {
+              otherAt = localHolds;
+              await l.release();
+            });
+          }
+          await lease.release();
+        }
+      }),
+    );
+    await other;
+    expect(otherAt).toBeGreaterThanOrEqual(100);
+    // Before the fix the other waited for all 20,000: the socket was not read meanwhile.
+    expect(otherAt).toBeLessThan(10_000);
+    expect(await nodes('/lq/spin')).toEqual([]);
+  });
+
   it('excludes a plain Mutex of another session, and the tokens grow from node to node', async () => {
     const [a, b] = [await space.client(), await space.client()];
     const local = new Mutex(a, '/lq/mixed', { localQueue: { maxHandoffs: 2 } });
