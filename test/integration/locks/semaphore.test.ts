@@ -210,6 +210,8 @@ describe('semaphore - permits', () => {
     const ac = new AbortController();
     const aborted = track(new Semaphore(c, '/sem/x', { maxLeases: 1 }).acquire({ signal: ac.signal }));
     await until('/sem/x/locks', 2); // c is queued for the internal lock behind b
+    // Its create answered (it watches the node before its own): a create still in flight when an
+    // attempt ends is swept in the background, so its node could outlive the rejection briefly.
     await waitFor('c to watch the node before its own', () => (c.watchCount > 0 ? true : undefined), 5000, 10);
     ac.abort(new Error('changed my mind'));
     const err = await aborted.result.catch((e: unknown) => e);
