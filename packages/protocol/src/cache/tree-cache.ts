@@ -61,19 +61,19 @@ export interface TreeCacheOptions {
 /**
  * A cache of every node under a path, kept current by one persistent recursive watch.
  *
- * - Snapshot: {@link get}, {@link children}, {@link has}, {@link size} and {@link nodes} read the
+ * - Snapshot: {@link TreeCache.get | get}, {@link TreeCache.children | children}, {@link TreeCache.has | has}, {@link TreeCache.size | size} and {@link TreeCache.nodes | nodes} read the
  *   local copy synchronously; between two events it is one consistent state.
- * - Events: {@link onEvent} listeners and {@link events} streams, for every change after the
+ * - Events: {@link TreeCache.onEvent | onEvent} listeners and {@link TreeCache.events | events} streams, for every change after the
  *   initial load. Changes are coalesced: two quick writes to a node may be seen as one change to
  *   the newer data, and a node created and deleted before the cache could read it is not
  *   reported. Nothing is reported twice.
  * - Reconnects: persistent watches do not replay changes made while the client was disconnected,
  *   so after each reconnect the cache re-reads the tree and reports exactly the differences
- *   (then a `resynced` event). While disconnected, the snapshot may be stale ({@link synced} is false).
+ *   (then a `resynced` event). While disconnected, the snapshot may be stale ({@link TreeCache.synced | synced} is false).
  * - Session expiry (or the client closed, or its credentials refused) ends the cache: streams and
- *   {@link done} fail with a SessionExpiredError (ClientClosedError, AuthFailedError).
+ *   {@link TreeCache.done | done} fail with a SessionExpiredError (ClientClosedError, AuthFailedError).
  * - Stats: the data fields of a cached Stat are exact; its child fields (`cversion`,
- *   `numChildren`, `pzxid`) may lag (use {@link children}).
+ *   `numChildren`, `pzxid`) may lag (use {@link TreeCache.children | children}).
  *
  * Needs ZooKeeper 3.6+ (persistent watches, multiRead).
  *
@@ -154,7 +154,7 @@ export class TreeCache implements AsyncDisposable {
     return this.#initialized && !this.#stale && this.#walk === undefined && !this.#ended;
   }
 
-  /** Settles when the cache ends: resolves after {@link close}, rejects with the error that ended it otherwise. */
+  /** Settles when the cache ends: resolves after {@link TreeCache.close | close}, rejects with the error that ended it otherwise. */
   get done(): Promise<void> {
     return this.#done.promise;
   }
