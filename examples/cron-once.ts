@@ -13,9 +13,10 @@
  *   npm run build
  *   for i in 1 2 3; do node examples/dist/cron-once.js & done; wait
  * Output: one process prints "ran nightly-report ...", the others "skipped ...".
- * `node examples/dist/cron-once.js 2026-11-23T02:00` runs a given slot (default: this minute).
+ * `node examples/dist/cron-once.js 2026-11-23T02:00` runs a given slot (default: this minute in
+ * UTC; passing the scheduled time is safer when clocks may straddle a minute).
  *
- * From a shell, `zk-lock --timeout 0 /cron/nightly-report -- ./job.sh` is the lock half of this:
+ * From a shell, `zk-lock --timeout 0 /cron/nightly-report/lock -- ./job.sh` is the lock half of this:
  * it exits with 75 when another machine holds the lock (add your own record of the run).
  */
 import { hostname } from 'node:os';
@@ -40,7 +41,8 @@ if (!lease) {
 } else {
   await runJob(lease);
   // Record the run: commits only while our lock node exists, so a holder that lost the lock
-  // meanwhile cannot claim the slot (the commit then rejects with a TransactionError).
+  // meanwhile cannot claim the slot (the commit then rejects with a TransactionError, and the
+  // slot may run again elsewhere: fence the job's own writes with the token too, see fenced-write).
   await lease.fenced().create(`${runs}/${slot}`, JSON.stringify({ by: me, token: String(lease.fencingToken) })).commit();
   console.log(`ran ${job} ${slot} with fencing token ${lease.fencingToken} (${me})`);
 }
