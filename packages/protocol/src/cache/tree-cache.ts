@@ -31,32 +31,11 @@ import { AsyncQueue } from '../util/queue.js';
 import { raceAbort, validateTimeout } from '../util/abort.js';
 import { childPath, NodeTable, type CachedNode, type NodeChange } from './node-table.js';
 import { OrderedReads, type NodeRead } from './ordered-reads.js';
+import { byDepth, deferred, isConnected, parentOf } from './helpers.js';
+import type { TreeCacheEvent, TreeCacheListener, TreeCacheOptions } from './events.js';
 
 export type { CachedNode, NodeChange } from './node-table.js';
-
-/**
- * What a {@link TreeCache} reports: a node `created`, `changed` (new data) or `deleted`; the
- * initial load done (`initialized`, only to streams that asked for `replay`); a resynchronisation
- * after a reconnect done (`resynced`, after the differences it found); a node that exists but
- * could not be read (`unreadable`: no read permission, or data over the client's frame limit),
- * which the cache leaves out.
- */
-export type TreeCacheEvent =
-  | NodeChange
-  | { readonly type: 'initialized'; readonly size: number }
-  | { readonly type: 'resynced'; readonly size: number; readonly changes: number }
-  | { readonly type: 'unreadable'; readonly path: string; readonly error: Error };
-
-/** Called with each event, synchronously, after the cache has applied it; must not throw (a throw is ignored). */
-export type TreeCacheListener = (event: TreeCacheEvent) => void;
-
-/** Options of {@link TreeCache.open}. */
-export interface TreeCacheOptions {
-  /** Aborting it fails a pending `open` and closes an open cache. */
-  signal?: AbortSignal;
-  /** Deadline in ms for the initial load (registration and every read); default: none beyond each read's `requestTimeout`. */
-  timeout?: number;
-}
+export type { TreeCacheEvent, TreeCacheListener, TreeCacheOptions } from './events.js';
 
 /**
  * A cache of every node under a path, kept current by one persistent recursive watch.
@@ -444,30 +423,4 @@ export class TreeCache implements AsyncDisposable {
     if (error) this.#done.reject(error);
     else this.#done.resolve();
   }
-}
-
-function isConnected(state: SessionState): boolean {
-  return state === 'connected' || state === 'connectedReadOnly';
-}
-
-function parentOf(path: string): string {
-  const i = path.lastIndexOf('/');
-  return i <= 0 ? '/' : path.slice(0, i);
-}
-
-/** Unique paths, parents before children (so a replaced parent is seen before its new children). */
-function byDepth(paths: readonly string[]): string[] {
-  const unique = [...new Set(paths)];
-  const depth = (p: string) => (p === '/' ? 0 : p.split('/').length - 1);
-  return unique.map((p, i) => ({ p, i, d: depth(p) })).sort((a, b) => a.d - b.d || a.i - b.i).map((x) => x.p);
-}
-
-function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {
-  let resolve!: (v: T) => void;
-  let reject!: (e: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
 }
