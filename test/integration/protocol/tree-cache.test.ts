@@ -1,5 +1,6 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CreateMode, SessionExpiredError, TreeCache, ZooKeeper, type TreeCacheEvent, type WatchedEvent } from '@zk/protocol';
+import { ChannelName, CreateMode, SessionExpiredError, TreeCache, ZooKeeper, type RequestStartMessage, type TreeCacheEvent, type WatchedEvent } from '@zk/protocol';
 import { timing, waitFor, waitForState, type TcpProxy } from '../../harness/index.js';
 import { proxyToServer, TestSpace } from '../../harness/fixtures.js';
 
@@ -382,6 +383,39 @@ describe('tree cache - reconnects and session', () => {
     expect(history.model).toEqual(cacheTree(cache));
     expect(rec.events.filter((e) => e.type === 'resynced')).toHaveLength(3);
     await cache.close();
+  });
+
+  it('a connection lost in the middle of the initial load: open waits for the reconnect, loads again, and resolves with the whole tree', async () => {
+    const other = await space.client();
+    await other.create('/app', '');
+    for (let d = 0; d < 4; d++) {
+      const t = other.transaction().create(`/app/d${d}`, `d${d}`);
+      for (let j = 0; j < 300; j++) t.create(`/app/d${d}/n${j}`, 'x');
+      await t.commit();
+    }
+    await using zk = await viaProxy();
+    // Cut the link as the second level's first read leaves (the root was read and applied).
+    let cuts = 0;
+    const onStart = (m: unknown) => {
+      const { op, path } = m as RequestStartMessage;
+      if (op === 22 && path?.startsWith('/app/') && cuts === 0) {
+        cuts++;
+        queueMicrotask(() => proxy.cut());
+      }
+    };
+    subscribe(ChannelName.requestStart, onStart);
+    let cache: TreeCache;
+    try {
+      cache = await TreeCache.open(zk, '/app');
+    } finally {
+      unsubscribe(ChannelName.requestStart, onStart);
+    }
+    expect(cuts).toBe(1);
+    expect(cache.size).toBe(1 + 4 + 4 * 300);
+    expect(cache.synced).toBe(true);
+    expect(cacheTree(cache)).toEqual(await serverTree(other, '/app'));
+    await cache.close();
+    expect(zk.watchCount).toBe(0);
   });
 
   it('ends with a SessionExpiredError when the session expires: streams and done fail, no watch left', async () => {
