@@ -257,7 +257,7 @@ export class LeaderLatch implements AsyncDisposable {
       const lease = new Lease(core);
       const leadership = new Leadership(lease, this.id);
       const ended = new Promise<void>((resolve) => core.controller.signal.addEventListener('abort', () => resolve(), { once: true }));
-      const onClose = () => void lease.release().catch(() => undefined);
+      const onClose = () => void leadership.release().catch(() => undefined);
       if (stop.aborted) onClose();
       else {
         stop.addEventListener('abort', onClose, { once: true });
@@ -270,7 +270,7 @@ export class LeaderLatch implements AsyncDisposable {
       const reason: unknown = core.controller.signal.reason;
       // A lost term's node may still exist: deleting it (in the background until a server answers)
       // makes the next term a new node, with a larger fencing token.
-      const released = lease.release();
+      const released = leadership.release();
       if (!stop.aborted) this.#emit({ isLeader: false, reason });
       await released.catch(() => undefined);
       if (TERMINAL.has(this.zk.state)) {

@@ -114,7 +114,7 @@ export class LeaderSelector implements AsyncDisposable {
         return await fn(leadership);
       } finally {
         this.#current = undefined;
-        await lease.release();
+        await leadership.release();
       }
     } finally {
       this.#closing.signal.removeEventListener('abort', onClose);

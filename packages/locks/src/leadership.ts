@@ -3,6 +3,7 @@
  * the participant id), participant ids, and the participant listing both Curator recipes use.
  */
 import { InvalidArgumentError, NoNodeError, type Transaction, type ZooKeeper } from '@zk/protocol';
+import { LeaseLostError } from './errors.js';
 import type { Lease } from './lease.js';
 import { sortChildren } from './internal/names.js';
 
@@ -67,6 +68,8 @@ export async function listParticipants(zk: ZooKeeper, path: string, lockName: st
 export class Leadership implements AsyncDisposable {
   readonly #lease: Lease;
   readonly #signal: AbortSignal;
+  /** Aborted first thing on release, so the signal says so before the node goes. */
+  readonly #released = new AbortController();
   /** The participant id of the leader (ours). */
   readonly id: string;
 
@@ -74,7 +77,7 @@ export class Leadership implements AsyncDisposable {
   constructor(lease: Lease, id: string, cancel?: AbortSignal) {
     this.#lease = lease;
     this.id = id;
-    this.#signal = cancel ? AbortSignal.any([lease.signal, cancel]) : lease.signal;
+    this.#signal = AbortSignal.any([lease.signal, this.#released.signal, ...(cancel ? [cancel] : [])]);
   }
 
   /** The election path. */
@@ -106,8 +109,12 @@ export class Leadership implements AsyncDisposable {
   fenced(): Transaction {
     return this.#lease.fenced();
   }
-  /** Ends this term (idempotent): the node is deleted and the next participant leads. */
+  /**
+   * Ends this term (idempotent): `signal` aborts at once, then the node is deleted and the next
+   * participant leads.
+   */
   release(): Promise<void> {
+    if (!this.#released.signal.aborted) this.#released.abort(new LeaseLostError(this.path, `leadership of ${this.path} released`));
     return this.#lease.release();
   }
   async [Symbol.asyncDispose](): Promise<void> {

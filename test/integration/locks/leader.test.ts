@@ -71,8 +71,10 @@ describe('LeaderLatch', () => {
     expect((await latches[1]!.leader())?.id).toBe('p0');
 
     const next = latches[1]!.leadership();
-    await latches[0]!.close();
+    // The term's signal aborts as soon as close() is called, before the node is deleted.
+    const closing = latches[0]!.close();
     expect(first.signal.aborted).toBe(true);
+    await closing;
     expect(first.held).toBe(false);
     const second = await next;
     expect(second.id).toBe('p1');
