@@ -9,12 +9,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Mutex, ReadWriteLock, type Lease } from '@zk/locks';
 import { waitFor } from '../harness/index.js';
-import { connectString, TestSpace } from '../harness/fixtures.js';
-import { compileCurator, curatorMissing, type CompiledJava } from '../harness/java.js';
-import { handOvers, holdsById, killAll, Participant, type Result } from './participants.js';
+import { connectString, type TestSpace } from '../harness/fixtures.js';
+import { curatorMissing, type CompiledJava } from '../harness/java.js';
+import { handOvers, holdsById, interopHooks, Participant, type Result } from './participants.js';
 
 const JAVA_SOURCE = fileURLToPath(new URL('./java/CuratorParticipant.java', import.meta.url));
 const NODE_PARTICIPANT = fileURLToPath(new URL('./node-participant.mjs', import.meta.url));
@@ -96,24 +96,7 @@ function track(attempt: Promise<Lease>): { lease: Promise<Lease>; held: () => bo
 }
 
 describe.skipIf(missing !== undefined)(`interop - Curator 5 and @zk/locks on the same paths${missing ? ` (skipped: ${missing})` : ''}`, () => {
-  beforeAll(() => {
-    compiled = compileCurator([JAVA_SOURCE]);
-  }, 120_000);
-
-  afterAll(() => {
-    compiled?.remove();
-  });
-
-  beforeEach(async () => {
-    space = new TestSpace();
-    await space.admin();
-  });
-
-  afterEach(async () => {
-    await killAll();
-    const { leakedWatches } = await space.close();
-    expect(leakedWatches).toBe(0);
-  });
+  interopHooks([JAVA_SOURCE], { compiled: (c) => (compiled = c), space: (s) => (space = s) });
 
   it('mutex - InterProcessMutex and Mutex exclude each other: 3 Java + 3 Node processes, 100 holds each', async () => {
     const ids = ['j1', 'j2', 'j3', 'n1', 'n2', 'n3'];

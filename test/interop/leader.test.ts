@@ -10,12 +10,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LeaderLatch, LeaderSelector } from '@zk/locks';
 import { waitFor } from '../harness/index.js';
-import { connectString, TestSpace } from '../harness/fixtures.js';
-import { compileCurator, curatorMissing, type CompiledJava } from '../harness/java.js';
-import { handOvers, holdsById, killAll, Participant, type Result } from './participants.js';
+import { connectString, type TestSpace } from '../harness/fixtures.js';
+import { curatorMissing, type CompiledJava } from '../harness/java.js';
+import { handOvers, holdsById, interopHooks, Participant, type Result } from './participants.js';
 
 const JAVA_SOURCE = fileURLToPath(new URL('./java/CuratorLeaderParticipant.java', import.meta.url));
 const NODE_PARTICIPANT = fileURLToPath(new URL('./leader-participant.mjs', import.meta.url));
@@ -74,24 +74,7 @@ async function view(p: Participant): Promise<string> {
 }
 
 describe.skipIf(missing !== undefined)(`interop - Curator 5 leader election and @zk/locks on the same paths${missing ? ` (skipped: ${missing})` : ''}`, () => {
-  beforeAll(() => {
-    compiled = compileCurator([JAVA_SOURCE]);
-  }, 120_000);
-
-  afterAll(() => {
-    compiled?.remove();
-  });
-
-  beforeEach(async () => {
-    space = new TestSpace();
-    await space.admin();
-  });
-
-  afterEach(async () => {
-    await killAll();
-    const { leakedWatches } = await space.close();
-    expect(leakedWatches).toBe(0);
-  });
+  interopHooks([JAVA_SOURCE], { compiled: (c) => (compiled = c), space: (s) => (space = s) });
 
   for (const mode of ['latch', 'selector'] as const) {
     it(`${mode} - one leader at a time across 2 Java + 2 Node processes, 60 terms each, leadership passing both ways`, async () => {

@@ -10,12 +10,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MultiLock, Mutex, RevocationRequestedError, revokeHolders, type Lease } from '@zk/locks';
 import { waitFor } from '../harness/index.js';
-import { connectString, TestSpace } from '../harness/fixtures.js';
-import { compileCurator, curatorMissing, type CompiledJava } from '../harness/java.js';
-import { handOvers, holdsById, killAll, Participant, type Result } from './participants.js';
+import { connectString, type TestSpace } from '../harness/fixtures.js';
+import { curatorMissing, type CompiledJava } from '../harness/java.js';
+import { handOvers, holdsById, interopHooks, Participant, type Result } from './participants.js';
 
 const JAVA_SOURCES = ['./java/MultiLockParticipant.java', './java/RevocParticipant.java'].map((p) => fileURLToPath(new URL(p, import.meta.url)));
 const NODE_PARTICIPANT = fileURLToPath(new URL('./MultiLockParticipant.mjs', import.meta.url));
@@ -82,24 +82,7 @@ function aborted(signal: AbortSignal): Promise<unknown> {
 }
 
 describe.skipIf(missing !== undefined)(`interop - MultiLock and revocation with Curator 5${missing ? ` (skipped: ${missing})` : ''}`, () => {
-  beforeAll(() => {
-    compiled = compileCurator(JAVA_SOURCES);
-  }, 120_000);
-
-  afterAll(() => {
-    compiled?.remove();
-  });
-
-  beforeEach(async () => {
-    space = new TestSpace();
-    await space.admin();
-  });
-
-  afterEach(async () => {
-    await killAll();
-    const { leakedWatches } = await space.close();
-    expect(leakedWatches).toBe(0);
-  });
+  interopHooks(JAVA_SOURCES, { compiled: (c) => (compiled = c), space: (s) => (space = s) });
 
   it('InterProcessMultiLock and MultiLock over [P1, P2] exclude each other and a plain InterProcessMutex on each path', async () => {
     const specs: Spec[] = [

@@ -5,7 +5,9 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { CompiledJava } from '../harness/java.js';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
+import { TestSpace } from '../harness/fixtures.js';
+import { compileCurator, type CompiledJava } from '../harness/java.js';
 
 /** Where Node participants run (so `@zk/*` resolve to the built workspace packages). */
 const TEST_DIR = fileURLToPath(new URL('..', import.meta.url));
@@ -132,4 +134,32 @@ export function holdsById(holds: readonly { id: string }[]): Record<string, numb
   const counts: Record<string, number> = {};
   for (const h of holds) counts[h.id] = (counts[h.id] ?? 0) + 1;
   return counts;
+}
+
+/**
+ * The hooks every interop suite needs, registered in the calling `describe`: compiles `sources`
+ * against Curator once (handing the classes to `set.compiled`), gives each test a fresh
+ * {@link TestSpace} (`set.space`), and after each test kills the participants still running and
+ * requires that no watch was left behind.
+ */
+export function interopHooks(sources: string[], set: { compiled(c: CompiledJava): void; space(s: TestSpace): void }): void {
+  let compiled: CompiledJava | undefined;
+  let space: TestSpace | undefined;
+  beforeAll(() => {
+    compiled = compileCurator(sources);
+    set.compiled(compiled);
+  }, 120_000);
+  afterAll(() => {
+    compiled?.remove();
+  });
+  beforeEach(async () => {
+    space = new TestSpace();
+    set.space(space);
+    await space.admin();
+  });
+  afterEach(async () => {
+    await killAll();
+    const { leakedWatches } = await space!.close();
+    expect(leakedWatches).toBe(0);
+  });
 }

@@ -11,12 +11,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encodeCount, Semaphore, SharedCount } from '@zk/locks';
 import { waitFor } from '../harness/index.js';
-import { connectString, TestSpace } from '../harness/fixtures.js';
-import { compileCurator, curatorMissing, type CompiledJava } from '../harness/java.js';
-import { handOvers, holdsById, killAll, Participant, type Result } from './participants.js';
+import { connectString, type TestSpace } from '../harness/fixtures.js';
+import { curatorMissing, type CompiledJava } from '../harness/java.js';
+import { handOvers, holdsById, interopHooks, Participant, type Result } from './participants.js';
 
 const JAVA_SOURCE = fileURLToPath(new URL('./java/CuratorSemaphoreParticipant.java', import.meta.url));
 const NODE_PARTICIPANT = fileURLToPath(new URL('./semaphore-participant.mjs', import.meta.url));
@@ -99,24 +99,7 @@ function summary(name: string, run: Run): string {
 }
 
 describe.skipIf(missing !== undefined)(`interop - Curator 5 semaphores and @zk/locks on the same paths${missing ? ` (skipped: ${missing})` : ''}`, () => {
-  beforeAll(() => {
-    compiled = compileCurator([JAVA_SOURCE]);
-  }, 120_000);
-
-  afterAll(() => {
-    compiled?.remove();
-  });
-
-  beforeEach(async () => {
-    space = new TestSpace();
-    await space.admin();
-  });
-
-  afterEach(async () => {
-    await killAll();
-    const { leakedWatches } = await space.close();
-    expect(leakedWatches).toBe(0);
-  });
+  interopHooks([JAVA_SOURCE], { compiled: (c) => (compiled = c), space: (s) => (space = s) });
 
   it('InterProcessSemaphoreV2 and Semaphore share 3 permits: 2 Java + 2 Node processes, 100 holds each (Node takes 2 permits in some)', async () => {
     const ids = ['j1', 'j2', 'n1', 'n2'];

@@ -128,8 +128,10 @@ describe('LeaderLatch', () => {
         const offs = latches.map((l) => l.onChange((c) => changes.push(c)));
         await leader.current!.release();
         const next = await theLeader(latches.filter((l) => l !== leader));
-        // A barrier: a server delivers a watch event to a client before the reply to any later
-        // request of that client, so after these round trips every event of the change has arrived.
+        // A barrier: a server sends a watch event to a client before the reply to any later
+        // request of that client, and the client dispatches events on the turn after the replies
+        // read with them; after two round trips every event of the change has been dispatched.
+        await Promise.all(clients.map((zk) => zk.exists('/')));
         await Promise.all(clients.map((zk) => zk.exists('/')));
         for (const off of offs) off();
         // The old leader hears of its own deletion (its lease's watch); of the others, exactly one.

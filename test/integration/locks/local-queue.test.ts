@@ -94,7 +94,10 @@ describe('Mutex localQueue', () => {
       await lease.release();
     });
     await waitFor('the other process queued', async () => ((await nodes(path)).length === 2 ? true : undefined));
-    // A barrier: the server delivers the child event to our session before this reply.
+    // A barrier: the server sends the child event to our session before the reply to a later
+    // request; the client dispatches an event after the replies read with it, so a second round
+    // trip makes sure the listener has run.
+    await a.exists('/');
     await a.exists('/');
     const otherQueued = holds.length;
     await first.release();
