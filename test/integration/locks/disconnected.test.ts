@@ -102,14 +102,22 @@ describe('locks - acquire on a failing link', () => {
     const admin = await space.admin();
     const waiting = new Mutex(zk, '/locks/lost').acquire();
     await waitFor('our node to queue', async () => ((await admin.getChildren(`${space.root}/locks/lost`)).length === 2 ? true : undefined), 10_000, 20);
+    const heldName = held.node.slice(held.node.lastIndexOf('/') + 1);
+    const ours = (await admin.getChildren(`${space.root}/locks/lost`)).find((n) => n !== heldName)!;
+    const expiredOnServer = new Promise<void>((resolve) => {
+      void admin.exists(`${space.root}/locks/lost/${ours}`, { watch: (e) => e.type === 'NodeDeleted' && resolve() });
+    });
     proxy.block();
     const error = await waiting.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LeaseLostError);
     expect(zk.state).toBe('lost');
-    // The server expired the session meanwhile (or does so now): its queue node goes with it.
+    // `lost` comes at the earliest moment the server may expire the session; the server does so
+    // up to a tick later. Once it has (our queue node is gone), a reconnect learns of the expiry.
+    // (Unblocking before that would let the session resume: a 1-in-3 failure under load.)
+    await expiredOnServer;
     proxy.unblock();
     await waitForState(zk, 'expired');
-    expect(await admin.getChildren(`${space.root}/locks/lost`)).toEqual([held.node.slice(held.node.lastIndexOf('/') + 1)]);
+    expect(await admin.getChildren(`${space.root}/locks/lost`)).toEqual([heldName]);
     await held.release();
   });
 });
