@@ -14,7 +14,7 @@ describe('options - resolveOptions', () => {
       requestTimeout: undefined,
       maxFrameSize: DEFAULT_MAX_FRAME_SIZE,
       canBeReadOnly: false,
-      coalesceReads: false,
+      coalesceReads: 'auto',
       whileDisconnected: 'fail',
       auth: [],
     });

@@ -35,15 +35,22 @@ export interface ClientOptions {
   canBeReadOnly?: boolean;
   /**
    * Send the watch-less `getData` and `getChildren` calls made in the same tick of the event
-   * loop as one `multiRead` request (default false; needs ZooKeeper 3.6 or later: a 3.5 server
-   * answers with Unimplemented and closes the connection). The server then handles many reads
+   * loop as one `multiRead` request (ZooKeeper 3.6 or later). The server then handles many reads
    * as one request: on a 2-core machine, 64 concurrent getData went from about 25,000 to
    * 250,000 per second (bench/README.md). Each call still gets its own result or typed error,
    * and keeps its place in the session's order. The reads of one batch see the same state, and
    * each waits for the whole batch's reply, which may be as large as all their replies
    * together. Reads with a watch, `exists` and `getChildrenWithStat` always go alone.
+   *
+   * `'auto'` (the default): on every new connection, before any request of the application is
+   * sent on it, the client sends a multiRead of no ops along with its other reconnect requests;
+   * a server that answers it gets coalesced reads on that connection. A 3.5 server answers
+   * Unimplemented and closes the connection: the client remembers that server (for its
+   * lifetime), reconnects to it at once with the same session and sends each read alone there.
+   * At most one round trip per connection, none per request. `true`: coalesce from the start,
+   * without the probe (3.6+ servers only). `false`: never.
    */
-  coalesceReads?: boolean;
+  coalesceReads?: boolean | 'auto';
   /** TLS options (CA, cert, key, servername, ...) to connect to a secure client port. */
   tls?: TlsConnectionOptions;
   /** Credentials added right after connecting, e.g. `[{ scheme: 'digest', auth: 'user:pass' }]`. */
@@ -90,7 +97,7 @@ export interface ResolvedOptions {
   requestTimeout: number | undefined;
   maxFrameSize: number;
   canBeReadOnly: boolean;
-  coalesceReads: boolean;
+  coalesceReads: boolean | 'auto';
   tls: TlsConnectionOptions | undefined;
   auth: ReadonlyArray<{ scheme: string; auth: Buffer }>;
   whileDisconnected: 'fail' | 'wait';
@@ -110,8 +117,8 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
   if (!Number.isInteger(maxFrameSize) || maxFrameSize < 1024) {
     throw new InvalidArgumentError('maxFrameSize', `must be an integer >= 1024, got ${String(maxFrameSize)}`);
   }
-  if (options.coalesceReads !== undefined && typeof options.coalesceReads !== 'boolean') {
-    throw new InvalidArgumentError('coalesceReads', `must be a boolean, got ${String(options.coalesceReads)}`);
+  if (options.coalesceReads !== undefined && typeof options.coalesceReads !== 'boolean' && options.coalesceReads !== 'auto') {
+    throw new InvalidArgumentError('coalesceReads', `must be a boolean or 'auto', got ${String(options.coalesceReads)}`);
   }
   if (options.whileDisconnected !== undefined && options.whileDisconnected !== 'fail' && options.whileDisconnected !== 'wait') {
     throw new InvalidArgumentError('whileDisconnected', `must be 'fail' or 'wait', got ${String(options.whileDisconnected)}`);
@@ -140,7 +147,7 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
     requestTimeout: options.requestTimeout,
     maxFrameSize,
     canBeReadOnly: options.canBeReadOnly ?? false,
-    coalesceReads: options.coalesceReads ?? false,
+    coalesceReads: options.coalesceReads ?? 'auto',
     tls: options.tls,
     auth,
     whileDisconnected: options.whileDisconnected ?? 'fail',

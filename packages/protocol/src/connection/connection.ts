@@ -12,7 +12,7 @@ import { JuteReader } from '../jute/reader.js';
 import { JuteWriter } from '../jute/writer.js';
 import { readWatcherEvent, type WatcherEvent } from '../jute/proto.js';
 import { decodeConnectResponse, encodeConnectRequest, exchangeHandshake, type HandshakeResult } from './handshake.js';
-import { MAX_COALESCED_READS, ReadBatch, writeReadBatch, type QueuedRead } from './coalesce.js';
+import { MAX_COALESCED_READS, ReadBatch, readReadBatch, writeReadBatch, type QueuedRead } from './coalesce.js';
 import { Liveness } from './liveness.js';
 import { PendingQueue, type PendingRequest, type Reply } from './pending.js';
 import { dial, type DialOptions, type Transport } from './transport.js';
@@ -70,7 +70,7 @@ export class Connection {
   #closing: Promise<void> | undefined;
   /** Chunks held back until open() has returned (see the constructor). */
   #deferred: Buffer[] | undefined;
-  readonly #coalesce: boolean;
+  #coalesce: boolean;
   /** Reads of this tick waiting to leave as one batch (coalesceReads only). */
   #reads: QueuedRead[] | undefined;
   readonly #flushReads = () => this.#sendReads();
@@ -108,8 +108,9 @@ export class Connection {
     this.#coalesce = opts.coalesceReads ?? false;
     // A coalesced batch's reply may be as large as its reads' replies together. The limit is
     // asked when a frame's length arrives; a notification coming just before that reply gets
-    // the same allowance, which is harmless.
-    const limit = this.#coalesce ? () => this.#pending.peek()?.maxReply ?? this.#maxFrame : this.#maxFrame;
+    // the same allowance, which is harmless. Asked on every connection, since coalescing may be
+    // switched on after the multiRead probe (see probeMultiRead).
+    const limit = () => this.#pending.peek()?.maxReply ?? this.#maxFrame;
     this.#decoder = new FrameDecoder({ frame: (f) => this.#onFrame(f), oversize: (len, header) => this.#onOversize(len, header) }, limit);
     this.#liveness = new Liveness(
       { sendPing: () => this.#ping(), onDead: (idle) => this.#fail(new ConnectionLossError(`no reply from ${where} for ${Math.round(idle)} ms`)) },
@@ -209,6 +210,30 @@ export class Connection {
       this.#transport.end();
     })();
     return this.#closing;
+  }
+
+  /** Whether reads marked `coalesce` are batched on this connection. */
+  get coalescing(): boolean {
+    return this.#coalesce;
+  }
+
+  /**
+   * Starts batching the reads marked `coalesce` (as the `coalesceReads` option does from the
+   * start): for the session, once {@link probeMultiRead} has shown that the server has multiRead.
+   */
+  enableCoalescing(): void {
+    this.#coalesce = true;
+  }
+
+  /**
+   * Asks whether the server has multiRead, with a multiRead of no ops: a 3.6+ server answers
+   * with an empty result list, a 3.5 server with Unimplemented (and then closes the
+   * connection). Resolves true on the empty result, false on any error code; rejects with
+   * ConnectionLoss when the connection ends first. A reply also proves the connection, as a
+   * ping does.
+   */
+  probeMultiRead(): Promise<boolean> {
+    return this.request(OpCode.multiRead, (w) => writeReadBatch(w, []), (r) => readReadBatch(r, [])).then((reply) => reply.err === 0);
   }
 
   /**

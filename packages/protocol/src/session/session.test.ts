@@ -2,6 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ZooKeeper } from '../client/zookeeper.js';
 import { OpCode, Xid } from '../constants.js';
 import { FAKE_SESSION_ID, FakeServer, replyFrame } from '../testing/fake-server.js';
+import { bytes } from '../testing/bytes.js';
+
+/** A multiRead reply with no results: the end marker only. */
+const EMPTY_MULTI_READ = bytes().int(-1).bool(true).int(-1).build();
 
 const servers: FakeServer[] = [];
 afterEach(async () => {
@@ -131,7 +135,10 @@ describe('session - reconnect storms and loss inference (fake servers)', () => {
           else conn.send(garbage);
         } else if (req.xid === Xid.ping) conn.reply({ xid: Xid.ping, zxid: 0n, err: 0 });
         else if (req.type === OpCode.exists) conn.reply({ xid: req.xid, zxid: 1n, err: -101 });
+        else if (req.type === OpCode.multiRead) conn.reply({ xid: req.xid, zxid: 0n, err: 0, body: EMPTY_MULTI_READ });
       },
+      // The storm answers the multiRead probe with garbage too.
+      multiRead: 'script',
     });
     const T = 1500;
     await using zk = await ZooKeeper.connect(`127.0.0.1:${s.port}`, { sessionTimeout: T, connectTimeout: 1000 });

@@ -34,8 +34,12 @@ export interface SessionOptions {
   connectTimeout: number;
   maxFrameSize: number;
   canBeReadOnly: boolean;
-  /** Send watch-less reads of one tick as one multiRead (see connection/coalesce.ts). */
-  coalesceReads?: boolean | undefined;
+  /**
+   * Send watch-less reads of one tick as one multiRead (see connection/coalesce.ts): `true` on
+   * every connection, `'auto'` on the connections whose server answered the multiRead probe
+   * (see #rearm), `false` or undefined never.
+   */
+  coalesceReads?: boolean | 'auto' | undefined;
   tls: TlsConnectionOptions | undefined;
   /** A session to resume rather than start. */
   session?: { id: bigint; password: Buffer } | undefined;
@@ -86,6 +90,8 @@ export class Session {
   /** After {@link updateHosts} chose to move: the servers to try first, in order (Java's reconfigMode). */
   #moveOrder: HostAddress[] = [];
   #rwProbe: NodeJS.Timeout | undefined;
+  /** Servers (`host:port`) that refused or dropped the multiRead probe: not probed again by this client. */
+  readonly #noMultiRead = new Set<string>();
   readonly #stateListeners = new Set<StateListener>();
   readonly #eventQueue: Array<{ event: WatcherEvent; zxid: bigint }> = [];
   #drainScheduled = false;
@@ -211,10 +217,19 @@ export class Session {
   }
 
   /** One connection attempt to the next host in the ring. True when it took. */
-  async #attempt(signal: AbortSignal | undefined, errors: unknown[], prove = false): Promise<boolean> {
-    const host = this.#preferred ?? this.#moveOrder.shift() ?? (this.#ring[this.#ringIndex % this.#ring.length] as HostAddress);
-    if (this.#preferred) this.#preferred = undefined;
-    else if (host === this.#ring[this.#ringIndex % this.#ring.length]) this.#ringIndex = (this.#ringIndex + 1) % this.#ring.length;
+  // `again`: the same server once more, right after it failed the multiRead probe, presenting
+  // the session its handshake granted.
+  async #attempt(signal: AbortSignal | undefined, errors: unknown[], prove = false, again?: { host: HostAddress; id: bigint; passwd: Buffer }): Promise<boolean> {
+    let host: HostAddress;
+    if (again) host = again.host;
+    else {
+      host = this.#preferred ?? this.#moveOrder.shift() ?? (this.#ring[this.#ringIndex % this.#ring.length] as HostAddress);
+      if (this.#preferred) this.#preferred = undefined;
+      else if (host === this.#ring[this.#ringIndex % this.#ring.length]) this.#ringIndex = (this.#ringIndex + 1) % this.#ring.length;
+    }
+    const where = `${host.host}:${host.port}`;
+    const probe = this.#options.coalesceReads === 'auto' && !this.#noMultiRead.has(where);
+    const resume = again !== undefined || this.#seenReadWrite || this.#options.session !== undefined;
     let conn: Connection | undefined;
     const dialedAt = performance.now();
     try {
@@ -226,13 +241,13 @@ export class Session {
           sessionTimeout: this.#options.sessionTimeout,
           // A session granted only by a read-only server is local to it: a client that never saw
           // a read-write server asks for a new session rather than presenting that one.
-          sessionId: this.#seenReadWrite || this.#options.session ? this.#sessionId : 0n,
-          passwd: this.#seenReadWrite || this.#options.session ? this.#passwd : Buffer.alloc(16),
+          sessionId: again ? again.id : resume ? this.#sessionId : 0n,
+          passwd: again ? again.passwd : resume ? this.#passwd : Buffer.alloc(16),
           lastZxidSeen: this.lastZxid,
           canBeReadOnly: this.#options.canBeReadOnly,
           connectTimeout: this.#options.connectTimeout,
           maxFrameSize: this.#options.maxFrameSize,
-          coalesceReads: this.#options.coalesceReads,
+          coalesceReads: this.#options.coalesceReads === true,
           signal,
         },
         {
@@ -240,10 +255,19 @@ export class Session {
           close: (reason) => this.#onConnectionClosed(conn, reason),
         },
       );
-      await this.#rearm(conn, prove);
+      await this.#rearm(conn, prove, probe ? where : undefined);
       if (conn.closed) throw new ConnectionLossError(`connection to ${host.host}:${host.port} closed right after the handshake`);
     } catch (err) {
       conn?.destroy();
+      if (err instanceof NoMultiReadError && conn && !again && !isTerminal(this.#state)) {
+        // The server answered Unimplemented (and closes the connection): the same server again
+        // at once, with the session its handshake granted (a read-only server's local session is
+        // not presented, as above), and without coalescing. Nothing of the application's was sent.
+        debug('%s has no multiRead: reconnecting without coalesced reads', where);
+        this.#lastZxid = maxBig(this.#lastZxid, conn.lastZxid);
+        const keep = !conn.session.readOnly || resume;
+        return this.#attempt(signal, errors, prove, { host, id: keep ? conn.session.sessionId : 0n, passwd: keep ? conn.session.passwd : Buffer.alloc(16) });
+      }
       if (err instanceof SessionExpiredError) {
         this.#expire();
         throw err;
@@ -276,8 +300,18 @@ export class Session {
    * reported `connected` only once a server has answered on the new connection, not on a
    * handshake alone (a server that completes handshakes and then fails every connection must
    * not make the session look healthy).
+   *
+   * With `probe` (coalesceReads 'auto'; the server's `host:port`), a multiRead of no ops goes
+   * out behind them, before any request of the application can be sent (those wait for the
+   * connection's adoption): a server that answers it with an empty result list gets coalesced
+   * reads on this connection, and its answer is the proof. One that
+   * answers Unimplemented (a 3.5 server, which then closes the connection) is remembered in
+   * #noMultiRead and #attempt dials it again at once, without the probe. One that drops the
+   * connection with the probe unanswered is remembered too (else a server that closes on
+   * multiRead without a word would never be usable), but that attempt fails as any dropped
+   * connection does, through the back-off.
    */
-  async #rearm(conn: Connection, prove: boolean): Promise<void> {
+  async #rearm(conn: Connection, prove: boolean, probe?: string): Promise<void> {
     if (this.#options.sasl) await this.#sasl(conn, this.#options.sasl);
     const replies: Array<Promise<Reply<unknown>>> = [];
     for (const { scheme, auth } of this.#auth) {
@@ -289,12 +323,28 @@ export class Session {
         replies.push(conn.request(req.type, req.write, undefined, { xid: Xid.setWatches }));
       }
     }
-    const proof = prove && replies.length === 0 ? conn.ping() : undefined;
-    for (const reply of await Promise.all(replies)) {
+    const multiRead = probe ? conn.probeMultiRead().then((ok) => (ok ? 'yes' : 'no'), () => 'dropped') : undefined;
+    const proof = prove && replies.length === 0 && !multiRead ? conn.ping() : undefined;
+    const refused = async (): Promise<void> => {
+      const answer = await multiRead;
+      if (answer === undefined || answer === 'yes') return;
+      this.#noMultiRead.add(probe!);
+      if (answer === 'no') throw new NoMultiReadError(`${probe} has no multiRead`);
+    };
+    let answered: Array<Reply<unknown>>;
+    try {
+      answered = await Promise.all(replies);
+    } catch (err) {
+      await refused(); // the connection ended: after refusing the probe?
+      throw err;
+    }
+    for (const reply of answered) {
       if (reply.err === -115) throw new AuthFailedError('the server refused the credentials on reconnect');
       if (reply.err !== 0) throw fromCode(reply.err, { op: 'setWatches' });
     }
     await proof;
+    await refused();
+    if (multiRead) conn.enableCoalescing();
   }
 
   /**
@@ -536,6 +586,9 @@ function deliver(listener: WatchListener, event: Parameters<WatchListener>[0]): 
     debug('watch listener threw: %s', (err as Error)?.message);
   }
 }
+
+/** The server answered the multiRead probe with an error code: it has no multiRead (3.5). */
+class NoMultiReadError extends ConnectionLossError {}
 
 function maxBig(a: bigint, b: bigint): bigint {
   return a > b ? a : b;

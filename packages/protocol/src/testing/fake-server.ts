@@ -39,7 +39,18 @@ export interface FakeServerOptions {
   onRequest?: (req: FakeRequest, conn: FakeConnection) => void;
   /** Keep the server's side open after the client's FIN, as a hung server does (default false). */
   halfOpen?: boolean;
+  /**
+   * What the fake does with the client's multiRead probe (a multiRead of no ops, sent on each new
+   * connection under coalesceReads 'auto'): `'answer'` (default) answers the empty result list
+   * as a 3.6+ server does; `'unimplemented'` answers Unimplemented and closes the connection, as
+   * a 3.5 server does with any multiRead. Either way the probe is counted in
+   * {@link FakeConnection.probes}, not kept in `requests`. `'script'`: an ordinary request.
+   */
+  multiRead?: 'answer' | 'unimplemented' | 'script';
 }
+
+/** The body of a multiRead of no ops: the end marker `MultiHeader { type -1, done true, err -1 }`. */
+const EMPTY_MULTI = bytes().int(-1).bool(true).int(-1).build();
 
 /** The session id the default handshake grants to a client that presents none. */
 export const FAKE_SESSION_ID = 0x5eedn;
@@ -59,8 +70,10 @@ export class FakeConnection {
   readonly socket: Socket;
   /** The handshake, once received. */
   connectRequest: FakeConnectRequest | undefined;
-  /** Every request received after the handshake, in order. */
+  /** Every request received after the handshake, in order (multiRead probes aside, see {@link FakeServerOptions.multiRead}). */
   readonly requests: FakeRequest[] = [];
+  /** MultiRead probes received, and how many had come before them in `requests` (each entry: `requests.length` then). */
+  readonly probes: number[] = [];
   /** True once the client half-closed or closed its side; `closed` once the socket closed. */
   clientEnded = false;
   closed = false;
@@ -138,6 +151,14 @@ export class FakeConnection {
       }
     } else {
       const req: FakeRequest = { xid: f.readInt32BE(0), type: f.readInt32BE(4), body: f.subarray(8) };
+      const probe = options.multiRead ?? 'answer';
+      if (req.type === 22 && probe !== 'script' && req.body.equals(EMPTY_MULTI)) {
+        this.probes.push(this.requests.length);
+        if (probe === 'answer') this.reply({ xid: req.xid, zxid: 0n, err: 0, body: EMPTY_MULTI });
+        else (this.reply({ xid: req.xid, zxid: 0n, err: -6 }), this.end());
+        this.#changed();
+        return;
+      }
       this.requests.push(req);
       options.onRequest?.(req, this);
     }
