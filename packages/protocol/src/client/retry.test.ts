@@ -9,6 +9,8 @@ describe('retry - which errors are safe to repeat', () => {
     ['a read after ConnectionLoss', lost('getData'), {}, true],
     ['exists after a call deadline', new RequestTimeoutError(undefined, { op: 'exists' }), {}, true],
     ['multiRead after ConnectionLoss', lost('multiRead'), {}, true],
+    ['getConfig after ConnectionLoss (a read of /zookeeper/config)', lost('getConfig'), {}, true],
+    ['reconfig after ConnectionLoss (its outcome unknown: read the config)', lost('reconfig'), {}, false],
     ['create after ConnectionLoss (outcome unknown)', lost('create'), {}, false],
     ['setData after ConnectionLoss', lost('setData'), {}, false],
     ['delete after ConnectionLoss', lost('delete'), {}, false],

@@ -45,7 +45,7 @@ export interface RetryAttempt {
 }
 
 /** Operations that only read: repeating them changes nothing. */
-const READS = new Set(['exists', 'getData', 'getChildren', 'getACL', 'getAllChildrenNumber', 'getEphemerals', 'sync', 'whoAmI', 'multiRead', 'checkWatches']);
+const READS = new Set(['exists', 'getData', 'getChildren', 'getACL', 'getAllChildrenNumber', 'getEphemerals', 'getConfig', 'sync', 'whoAmI', 'multiRead', 'checkWatches']);
 
 /** Codes after which a request may or may not have been applied. */
 const UNKNOWN_OUTCOME = new Set<number>([ErrorCode.CONNECTIONLOSS, ErrorCode.OPERATIONTIMEOUT, ErrorCode.REQUESTTIMEOUT, ErrorCode.SESSIONMOVED]);
