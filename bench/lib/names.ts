@@ -61,3 +61,34 @@ export const WORKLOAD = {
   /** Ops: changes; latency: another session's setData call until the cache reports the new data. */
   cacheEvent: 'tree cache event latency (setData by another session)',
 } as const;
+
+/**
+ * Scale curves (issue 16): one workload per point, named {@link curvePoint}(curve, n); the report
+ * gathers the points of a curve into one table and the chart draws each curve against n.
+ */
+export const CURVE = {
+  /** Ops: watches re-armed; latency: none. Metric: rearmMs (connection cut until every watch is re-armed). */
+  reconnectWatches: 'reconnect with watches',
+  /** Metrics: connectMs (the lot, in parallel), heapKiBPerSession. */
+  sessions: 'sessions in one process',
+  /** Metrics: heapKiBPerWaiter, notificationsPerRelease; ops: hand-offs. */
+  waiters: 'waiters on one lock',
+  /** Metrics: heapKiBPerLock, rssKiBPerLock; ops: acquisitions. */
+  locksHeld: 'locks held on one session',
+} as const;
+
+/** A curve's name. */
+export type CurveName = (typeof CURVE)[keyof typeof CURVE];
+
+/** The workload name of the point `n` of `curve`: `"<curve>: n = 1,000"`. */
+export function curvePoint(curve: CurveName, n: number): string {
+  return `${curve}: n = ${n.toLocaleString('en-US')}`;
+}
+
+/** The curve and n of a workload named by {@link curvePoint} (a pass suffix such as ` (3-node)` is kept in `suffix`), or undefined. */
+export function parseCurvePoint(workload: string): { curve: CurveName; n: number; suffix: string } | undefined {
+  const m = /^(.*): n = ([\d,]+)(.*)$/.exec(workload);
+  if (!m) return undefined;
+  const curve = Object.values(CURVE).find((c) => c === m[1]);
+  return curve === undefined ? undefined : { curve, n: Number(m[2]!.replaceAll(',', '')), suffix: m[3]! };
+}
