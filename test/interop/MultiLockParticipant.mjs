@@ -3,74 +3,29 @@
 // documents them). Plain ESM on the built packages (`tsc -b` first).
 //   node MultiLockParticipant.mjs connectString paths multi|mutex|none iterations|hold markerDir id
 // `multi` is a MultiLock of Mutexes over the paths in the order given (it sorts them itself).
-import { appendFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { ZooKeeper } from '@zk/protocol';
 import { MultiLock, Mutex } from '@zk/locks';
+import { awaitStart, countHolds, expectArgs, holdUntilLine, Markers, result, withClient } from './interop.mjs';
 
-const args = process.argv.slice(2);
-if (args.length !== 6) {
-  process.stderr.write('usage: MultiLockParticipant.mjs connect paths mode iterations markerDir id\n');
-  process.exit(2);
-}
-const [connect, pathList, mode, iterationsArg, dir, id] = args;
+const [connect, pathList, mode, iterationsArg, dir, id] = expectArgs('MultiLockParticipant.mjs connect paths mode iterations markerDir id', 6);
 const paths = pathList.split(',');
-const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
-const say = (line) => process.stdout.write(`${line}\n`);
+const markers = new Markers(dir, id);
 
-let violations = 0;
-
+/** One hold of every path in `held`; `slow` widens the window (only the unlocked control uses it). */
 async function hold(held, slow) {
   const mine = [];
-  for (const lockPath of held) {
-    const marker = join(dir, lockPath.replaceAll('/', '_'));
-    try {
-      await writeFile(marker, id, { flag: 'wx' });
-      mine.push(marker);
-    } catch (err) {
-      if (err.code !== 'EEXIST') throw err;
-      violations++; // another holder of this path is inside
-    }
-  }
-  // One short O_APPEND write per hold: appends from several processes do not interleave.
-  await appendFile(join(dir, 'log'), `${id} ${mode}\n`);
-  await new Promise((resolve) => (slow ? setTimeout(resolve, 1) : setImmediate(resolve)));
-  for (const marker of mine) await rm(marker);
+  // Another holder of a path inside too is a violation (counted by claim).
+  for (const lockPath of held) mine.push(await markers.claim(lockPath.replaceAll('/', '_')));
+  await markers.log(mode);
+  await Markers.pause(slow);
+  for (const marker of mine) await markers.drop(marker);
 }
 
-const zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
-try {
+await withClient(connect, 10_000, async (zk) => {
   const lock = mode === 'multi' ? new MultiLock(paths.map((p) => new Mutex(zk, p))) : new Mutex(zk, paths[0]);
   const held = mode === 'mutex' ? paths.slice(0, 1) : paths;
-  if (iterationsArg === 'hold') {
-    const lease = await lock.acquire();
-    say('ACQUIRED');
-    await lines.next();
-    await lease.release();
-    say('RELEASED');
-  } else {
-    const iterations = Number(iterationsArg);
-    say('READY');
-    await lines.next();
-    let acquisitions = 0;
-    for (let n = 0; n < iterations; n++) {
-      if (mode === 'none') {
-        acquisitions++; // a "hold" without a lock
-        await hold(held, true);
-        continue;
-      }
-      const lease = await lock.acquire();
-      try {
-        acquisitions++;
-        await hold(held, false);
-      } finally {
-        await lease.release();
-      }
-    }
-    say(JSON.stringify({ id, acquisitions, violations }));
-  }
-} finally {
-  await zk.close();
-  process.stdin.destroy();
-}
+  if (iterationsArg === 'hold') return holdUntilLine(() => lock.acquire());
+  const iterations = Number(iterationsArg);
+  await awaitStart();
+  const acquisitions = await countHolds(() => lock.acquire(), mode === 'none', iterations, (n, slow) => hold(held, slow));
+  result(id, acquisitions, markers.violations);
+});

@@ -5,24 +5,19 @@
  * exclusive create inside every critical section (see java/CuratorParticipant.java); the shared
  * queue order is checked by handing a lock from Node to Java to Node and back.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { Mutex, ReadWriteLock, type Lease } from '@zk/locks';
-import { waitFor } from '../harness/index.js';
 import { connectString, type TestSpace } from '../harness/fixtures.js';
 import { curatorMissing, type CompiledJava } from '../harness/java.js';
-import { handOvers, holdsById, interopHooks, Participant, type Result } from './participants.js';
+import { contend as contendOn, handOvers, holdsById, interopHooks, Participant, queue, queued, UUID } from './participants.js';
 
 const JAVA_SOURCE = fileURLToPath(new URL('./java/CuratorParticipant.java', import.meta.url));
 const NODE_PARTICIPANT = fileURLToPath(new URL('./node-participant.mjs', import.meta.url));
 
 const missing = curatorMissing();
 
-/** A v4 UUID, as both Java's UUID.randomUUID() and node:crypto's randomUUID() make them. */
-const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';
 const nodeName = (lockName: string) => new RegExp(`^_c_${UUID}-${lockName}\\d{10}$`);
 
 type Mode = 'mutex' | 'read' | 'write' | 'rw-mixed' | 'none';
@@ -35,52 +30,13 @@ function participant(lang: 'java' | 'node', args: string[]): Participant {
   return lang === 'java' ? Participant.java(compiled!, 'CuratorParticipant', args) : Participant.node(NODE_PARTICIPANT, args);
 }
 
-interface Run {
-  results: Result[];
-  /** The holds in the order they happened, from the shared append-only log. */
-  holds: { id: string; kind: 'r' | 'w' }[];
-  ms: number;
-}
-
-/**
- * Starts every participant on `path`, waits until all are connected, releases them at once, and
- * collects their results and the shared hold log.
- */
-async function contend(path: string, specs: { id: string; mode: Mode; iterations: number }[]): Promise<Run> {
-  const markers = mkdtempSync(join(tmpdir(), 'zk-interop-markers-'));
-  try {
-    const connect = `${connectString()}${space.root}`;
-    const ps = specs.map((s) => participant(s.id.startsWith('j') ? 'java' : 'node', [connect, path, s.mode, String(s.iterations), markers, s.id]));
-    await Promise.all(ps.map((p) => p.until('READY')));
-    const t0 = performance.now();
-    for (const p of ps) p.send('go');
-    const results = await Promise.all(ps.map((p) => p.result()));
-    const ms = Math.round(performance.now() - t0);
-    const holds = readFileSync(join(markers, 'log'), 'utf8')
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => {
-        const [id = '', kind] = l.split(' ');
-        return { id, kind: kind as 'r' | 'w' };
-      });
-    return { results, holds, ms };
-  } finally {
-    rmSync(markers, { recursive: true, force: true });
-  }
-}
-
-/** The lock's children in creation order (by the server's sequence suffix). */
-async function queue(path: string): Promise<string[]> {
-  const admin = await space.admin();
-  const children = await admin.getChildren(`${space.root}${path}`).catch(() => [] as string[]);
-  return children.sort((a, b) => (a.slice(-10) < b.slice(-10) ? -1 : 1));
-}
-
-function queued(path: string, n: number): Promise<string[]> {
-  return waitFor(`${n} nodes under ${path}`, async () => {
-    const q = await queue(path);
-    return q.length === n ? q : undefined;
-  }, 30_000, 20);
+/** Starts every participant on `path`, releases them at once when all are connected; the holds come from the shared log. */
+function contend(path: string, specs: { id: string; mode: Mode; iterations: number }[]) {
+  const connect = `${connectString()}${space.root}`;
+  return contendOn(
+    (markers) => specs.map((s) => participant(s.id.startsWith('j') ? 'java' : 'node', [connect, path, s.mode, String(s.iterations), markers, s.id])),
+    (id, kind) => ({ id, kind: kind as 'r' | 'w' }),
+  );
 }
 
 /** A Java participant that takes `mode` on `path` once and holds it until told to release. */
@@ -109,7 +65,7 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 and @zk/locks on the
     // The lock really passed between the languages, both ways.
     expect(crossings.javaToNode).toBeGreaterThan(0);
     expect(crossings.nodeToJava).toBeGreaterThan(0);
-    expect(await queue('/interop/mutex')).toEqual([]);
+    expect(await queue(space, '/interop/mutex')).toEqual([]);
   }, 120_000);
 
   it('read-write - InterProcessReadWriteLock and ReadWriteLock keep readers and writers apart: 2 Java + 2 Node, mixed holds', async () => {
@@ -126,7 +82,7 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 and @zk/locks on the
     for (const lang of ['j', 'n']) for (const kind of ['r', 'w']) expect(kinds(lang, kind)).toBeGreaterThan(0);
     expect(crossings.javaToNode).toBeGreaterThan(0);
     expect(crossings.nodeToJava).toBeGreaterThan(0);
-    expect(await queue('/interop/rw')).toEqual([]);
+    expect(await queue(space, '/interop/rw')).toEqual([]);
   }, 120_000);
 
   it('marker check - catches overlapping holders when no lock is taken (negative control)', async () => {
@@ -141,22 +97,22 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 and @zk/locks on the
     const path = '/interop/order-node-first';
     const first = await new Mutex(a, path).acquire();
     const java = javaHolder(path, 'mutex');
-    const [ours, javas] = await queued(path, 2);
+    const [ours, javas] = await queued(space, path, 2);
     const second = track(new Mutex(b, path).acquire());
-    const names = await queued(path, 3);
+    const names = await queued(space, path, 3);
     expect(names.slice(0, 2)).toEqual([ours, javas]);
     for (const n of names) expect(n).toMatch(nodeName('lock-'));
 
     await first.release();
     await java.until('ACQUIRED');
     expect(second.held()).toBe(false);
-    expect(await queue(path)).toEqual(names.slice(1));
+    expect(await queue(space, path)).toEqual(names.slice(1));
     java.send('release');
     const lease = await second.lease;
-    expect(await queue(path)).toEqual(names.slice(2));
+    expect(await queue(space, path)).toEqual(names.slice(2));
     await lease.release();
     expect(await java.exited).toBe(0);
-    expect(await queue(path)).toEqual([]);
+    expect(await queue(space, path)).toEqual([]);
   });
 
   it('mutex - one queue across languages: Java holds, Node then Java wait; the lock goes to Node, then to Java', async () => {
@@ -165,21 +121,21 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 and @zk/locks on the
     const first = javaHolder(path, 'mutex');
     await first.until('ACQUIRED');
     const waiter = track(new Mutex(zk, path).acquire());
-    await queued(path, 2);
+    await queued(space, path, 2);
     const last = javaHolder(path, 'mutex');
-    const names = await queued(path, 3);
+    const names = await queued(space, path, 3);
     for (const n of names) expect(n).toMatch(nodeName('lock-'));
 
     first.send('release');
     const lease = await waiter.lease;
     expect(await first.exited).toBe(0);
-    expect(await queue(path)).toEqual(names.slice(1));
+    expect(await queue(space, path)).toEqual(names.slice(1));
     expect(last.lines).not.toContain('ACQUIRED');
     await lease.release();
     await last.until('ACQUIRED');
     last.send('release');
     expect(await last.exited).toBe(0);
-    expect(await queue(path)).toEqual([]);
+    expect(await queue(space, path)).toEqual([]);
   });
 
   it('read-write - readers share across languages, and a reader queued behind a writer of the other language waits for it', async () => {
@@ -189,9 +145,9 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 and @zk/locks on the
     const javaRead = javaHolder(path, 'read');
     await javaRead.until('ACQUIRED'); // two readers, one from each language, hold at once
     const javaWrite = javaHolder(path, 'write');
-    await queued(path, 3);
+    await queued(space, path, 3);
     const lateRead = track(new ReadWriteLock(b, path).readLock().acquire());
-    const names = await queued(path, 4);
+    const names = await queued(space, path, 4);
     expect(names.map((n) => (nodeName('__READ__').test(n) ? 'read' : nodeName('__WRIT__').test(n) ? 'write' : n))).toEqual(['read', 'read', 'write', 'read']);
 
     await nodeRead.release();
@@ -204,7 +160,7 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 and @zk/locks on the
     const lease = await lateRead.lease;
     expect(await javaWrite.exited).toBe(0);
     await lease.release();
-    expect(await queue(path)).toEqual([]);
+    expect(await queue(space, path)).toEqual([]);
   });
 
   it('read-write - a Java reader queued behind a Node writer waits for it', async () => {
@@ -213,9 +169,9 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 and @zk/locks on the
     const javaRead = javaHolder(path, 'read');
     await javaRead.until('ACQUIRED');
     const nodeWrite = track(new ReadWriteLock(a, path).writeLock().acquire());
-    await queued(path, 2);
+    await queued(space, path, 2);
     const lateRead = javaHolder(path, 'read');
-    const names = await queued(path, 3);
+    const names = await queued(space, path, 3);
     expect(names.map((n) => (nodeName('__READ__').test(n) ? 'read' : nodeName('__WRIT__').test(n) ? 'write' : n))).toEqual(['read', 'write', 'read']);
 
     javaRead.send('release');
@@ -224,13 +180,13 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 and @zk/locks on the
     expect(lateRead.lines).not.toContain('ACQUIRED');
     // A Node reader arriving now queues behind the Java reader, which is behind nothing but the writer.
     const nodeRead = track(new ReadWriteLock(b, path).readLock().acquire());
-    await queued(path, 3);
+    await queued(space, path, 3);
     expect(nodeRead.held()).toBe(false);
     await lease.release();
     await lateRead.until('ACQUIRED');
     await (await nodeRead.lease).release();
     lateRead.send('release');
     expect(await lateRead.exited).toBe(0);
-    expect(await queue(path)).toEqual([]);
+    expect(await queue(space, path)).toEqual([]);
   });
 });

@@ -2,41 +2,24 @@
 // marker-file protocol and result line as java/CuratorLeaderParticipant.java (its header
 // documents them). Plain ESM on the built packages.
 //   node leader-participant.mjs connectString path latch|selector|none terms|hold markerDir id
-import { appendFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { ZooKeeper } from '@zk/protocol';
 import { LeaderLatch, LeaderSelector } from '@zk/locks';
+import { awaitStart, expectArgs, Markers, nextLine, result, say, withClient } from './interop.mjs';
 
-const args = process.argv.slice(2);
-if (args.length !== 6) {
-  process.stderr.write('usage: leader-participant.mjs connect path mode terms markerDir id\n');
-  process.exit(2);
-}
-const [connect, path, mode, termsArg, dir, id] = args;
-const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
-const nextLine = async () => (await lines.next()).value;
-const say = (line) => process.stdout.write(`${line}\n`);
-let violations = 0;
+const [connect, path, mode, termsArg, dir, id] = expectArgs('leader-participant.mjs connect path mode terms markerDir id', 6);
+const markers = new Markers(dir, id);
 
+/** One leader's term; `slow` widens the window (only the control uses it). */
 async function term(slow) {
-  const marker = join(dir, 'leader');
-  let mine = true;
-  try {
-    await writeFile(marker, id, { flag: 'wx' });
-  } catch (err) {
-    if (err.code !== 'EEXIST') throw err;
-    violations++; // another leader is acting; its file is not ours to delete
-    mine = false;
-  }
-  await appendFile(join(dir, 'log'), `${id} L\n`);
-  await new Promise((resolve) => (slow ? setTimeout(resolve, 1) : setImmediate(resolve)));
-  if (mine) await rm(marker);
+  // Another leader acting too is a violation (counted by claim).
+  const marker = await markers.claim('leader');
+  await markers.log('L');
+  await Markers.pause(slow);
+  await markers.drop(marker);
 }
 
 const describe = (participants) => participants.map((p) => `${p.id}:${p.isLeader}`).join(',');
 
-async function hold() {
+async function hold(zk) {
   const recipe = mode === 'latch' ? new LeaderLatch(zk, path, { id }) : new LeaderSelector(zk, path, { id });
   let leave;
   const left = new Promise((resolve) => (leave = resolve));
@@ -67,42 +50,35 @@ async function waitQueued(recipe) {
   while (!(await recipe.participants()).some((p) => p.id === id)) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
-const zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
-try {
-  if (termsArg === 'hold') await hold();
-  else {
-    const terms = Number(termsArg);
-    say('READY');
-    await nextLine();
-    let done = 0;
-    if (mode === 'latch') {
-      // One latch; each term ends with release(), which queues it again at the back.
-      const latch = new LeaderLatch(zk, path, { id });
-      latch.start();
-      while (done < terms) {
-        const leadership = await latch.leadership();
-        await term(false);
-        done++;
-        await leadership.release();
-      }
-      await latch.close();
-    } else if (mode === 'selector') {
-      const selector = new LeaderSelector(zk, path, { id });
-      let finish;
-      const finished = new Promise((resolve) => (finish = resolve));
-      selector.start(async () => {
-        if (done >= terms) return;
-        await term(false);
-        if (++done >= terms) finish();
-      }, { autoRequeue: true });
-      await finished;
-      await selector.close();
-    } else {
-      for (; done < terms; done++) await term(true); // a "term" without an election
+await withClient(connect, 10_000, async (zk) => {
+  if (termsArg === 'hold') return hold(zk);
+  const terms = Number(termsArg);
+  await awaitStart();
+  let done = 0;
+  if (mode === 'latch') {
+    // One latch; each term ends with release(), which queues it again at the back.
+    const latch = new LeaderLatch(zk, path, { id });
+    latch.start();
+    while (done < terms) {
+      const leadership = await latch.leadership();
+      await term(false);
+      done++;
+      await leadership.release();
     }
-    say(JSON.stringify({ id, acquisitions: done, violations }));
+    await latch.close();
+  } else if (mode === 'selector') {
+    const selector = new LeaderSelector(zk, path, { id });
+    let finish;
+    const finished = new Promise((resolve) => (finish = resolve));
+    selector.start(async () => {
+      if (done >= terms) return;
+      await term(false);
+      if (++done >= terms) finish();
+    }, { autoRequeue: true });
+    await finished;
+    await selector.close();
+  } else {
+    for (; done < terms; done++) await term(true); // a "term" without an election
   }
-} finally {
-  await zk.close();
-  process.stdin.destroy();
-}
+  result(id, done, markers.violations);
+});

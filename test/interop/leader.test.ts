@@ -6,22 +6,18 @@
  * passes between the languages both ways; each side lists the other's participants with their
  * ids and agrees on the leader.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { LeaderLatch, LeaderSelector } from '@zk/locks';
 import { waitFor } from '../harness/index.js';
 import { connectString, type TestSpace } from '../harness/fixtures.js';
 import { curatorMissing, type CompiledJava } from '../harness/java.js';
-import { handOvers, holdsById, interopHooks, Participant, type Result } from './participants.js';
+import { contend as contendOn, handOvers, holdsById, interopHooks, Participant, queue, queued, UUID } from './participants.js';
 
 const JAVA_SOURCE = fileURLToPath(new URL('./java/CuratorLeaderParticipant.java', import.meta.url));
 const NODE_PARTICIPANT = fileURLToPath(new URL('./leader-participant.mjs', import.meta.url));
 const missing = curatorMissing();
-
-const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';
 
 type Mode = 'latch' | 'selector' | 'none';
 let compiled: CompiledJava | undefined;
@@ -33,36 +29,9 @@ function participant(id: string, path: string, mode: Mode, terms: number | 'hold
   return id.startsWith('j') ? Participant.java(compiled!, 'CuratorLeaderParticipant', args) : Participant.node(NODE_PARTICIPANT, args);
 }
 
-/** Runs counted participants from one start line; returns their results and the shared term log. */
-async function contend(path: string, mode: Mode, ids: string[], terms: number): Promise<{ results: Result[]; log: { id: string }[]; ms: number }> {
-  const markers = mkdtempSync(join(tmpdir(), 'zk-interop-leader-'));
-  try {
-    const ps = ids.map((id) => participant(id, path, mode, terms, markers));
-    await Promise.all(ps.map((p) => p.until('READY')));
-    const t0 = performance.now();
-    for (const p of ps) p.send('go');
-    const results = await Promise.all(ps.map((p) => p.result()));
-    const ms = Math.round(performance.now() - t0);
-    const log = readFileSync(join(markers, 'log'), 'utf8')
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => ({ id: l.split(' ')[0]! }));
-    return { results, log, ms };
-  } finally {
-    rmSync(markers, { recursive: true, force: true });
-  }
-}
-
-async function nodes(path: string): Promise<string[]> {
-  const admin = await space.admin();
-  return (await admin.getChildren(`${space.root}${path}`).catch(() => [] as string[])).sort((a, b) => (a.slice(-10) < b.slice(-10) ? -1 : 1));
-}
-
-function queued(path: string, n: number): Promise<string[]> {
-  return waitFor(`${n} nodes under ${path}`, async () => {
-    const q = await nodes(path);
-    return q.length === n ? q : undefined;
-  }, 30_000, 10);
+/** Runs counted participants from one start line; the terms come from the shared log. */
+function contend(path: string, mode: Mode, ids: string[], terms: number) {
+  return contendOn((markers) => ids.map((id) => participant(id, path, mode, terms, markers)), (id) => ({ id }));
 }
 
 /** Asks a holding participant for its view of the participants. */
@@ -80,13 +49,13 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 leader election and 
     it(`${mode} - one leader at a time across 2 Java + 2 Node processes, 60 terms each, leadership passing both ways`, async () => {
       const ids = ['j1', 'j2', 'n1', 'n2'];
       const run = await contend(`/interop/${mode}`, mode, ids, 60);
-      const crossings = handOvers(run.log);
-      console.log(`interop ${mode}: ${run.log.length} terms by ${ids.length} processes in ${run.ms} ms, hand-overs ${JSON.stringify(crossings)}`);
+      const crossings = handOvers(run.holds);
+      console.log(`interop ${mode}: ${run.holds.length} terms by ${ids.length} processes in ${run.ms} ms, hand-overs ${JSON.stringify(crossings)}`);
       expect(run.results.map((r) => [r.id, r.acquisitions, r.violations])).toEqual(ids.map((id) => [id, 60, 0]));
-      expect(holdsById(run.log)).toEqual(Object.fromEntries(ids.map((id) => [id, 60])));
+      expect(holdsById(run.holds)).toEqual(Object.fromEntries(ids.map((id) => [id, 60])));
       expect(crossings.javaToNode).toBeGreaterThan(0);
       expect(crossings.nodeToJava).toBeGreaterThan(0);
-      expect(await nodes(`/interop/${mode}`)).toEqual([]);
+      expect(await queue(space, `/interop/${mode}`)).toEqual([]);
     }, 120_000);
   }
 
@@ -102,9 +71,9 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 leader election and 
     await java1.until('LEADER');
     const latch = new LeaderLatch(await space.client(), path, { id: 'n-second' });
     latch.start();
-    await queued(path, 2);
+    await queued(space, path, 2);
     const java2 = participant('j-third', path, 'latch', 'hold');
-    const names = await queued(path, 3);
+    const names = await queued(space, path, 3);
     for (const n of names) expect(n).toMatch(new RegExp(`^_c_${UUID}-latch-\\d{10}$`));
     const expected = 'j-first:true,n-second:false,j-third:false';
     expect((await latch.participants()).map((p) => `${p.id}:${p.isLeader}`).join(',')).toBe(expected);
@@ -122,7 +91,7 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 leader election and 
     await java2.until('LEADER');
     java2.send('leave');
     expect(await java2.exited).toBe(0);
-    expect(await nodes(path)).toEqual([]);
+    expect(await queue(space, path)).toEqual([]);
   });
 
   it('selector - one queue: Node leads, Java waits and sees the Node id as leader; leadership goes to Java when Node gives it up', async () => {
@@ -137,7 +106,7 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 leader election and 
     });
     await leading;
     const java = participant('j-second', path, 'selector', 'hold');
-    const names = await queued(path, 2);
+    const names = await queued(space, path, 2);
     for (const n of names) expect(n).toMatch(new RegExp(`^_c_${UUID}-lock-\\d{10}$`));
     expect(await view(java)).toBe('n-first:true,j-second:false');
     expect((await selector.participants()).map((p) => `${p.id}:${p.isLeader}`).join(',')).toBe('n-first:true,j-second:false');
@@ -145,9 +114,9 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 leader election and 
     giveUp();
     await java.until('LEADER');
     await selector.close();
-    expect(await nodes(path)).toEqual(names.slice(1));
+    expect(await queue(space, path)).toEqual(names.slice(1));
     java.send('leave');
     expect(await java.exited).toBe(0);
-    expect(await nodes(path)).toEqual([]);
+    expect(await queue(space, path)).toEqual([]);
   });
 });

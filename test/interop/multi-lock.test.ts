@@ -6,16 +6,13 @@
  * control; Curator's Revoker reaches our revocable holders, and ours reaches a Curator holder
  * that made itself revocable.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { MultiLock, Mutex, RevocationRequestedError, revokeHolders, type Lease } from '@zk/locks';
-import { waitFor } from '../harness/index.js';
 import { connectString, type TestSpace } from '../harness/fixtures.js';
 import { curatorMissing, type CompiledJava } from '../harness/java.js';
-import { handOvers, holdsById, interopHooks, Participant, type Result } from './participants.js';
+import { contend as contendOn, handOvers, holdsById, interopHooks, Participant, queue, queued } from './participants.js';
 
 const JAVA_SOURCES = ['./java/MultiLockParticipant.java', './java/RevocParticipant.java'].map((p) => fileURLToPath(new URL(p, import.meta.url)));
 const NODE_PARTICIPANT = fileURLToPath(new URL('./MultiLockParticipant.mjs', import.meta.url));
@@ -40,41 +37,13 @@ function participant(id: string, args: string[]): Participant {
   return id.startsWith('j') ? Participant.java(compiled!, 'MultiLockParticipant', args) : Participant.node(NODE_PARTICIPANT, args);
 }
 
-/** Starts every participant, releases them at once when all are connected, and reads the shared hold log. */
-async function contend(specs: Spec[]): Promise<{ results: Result[]; holds: { id: string; mode: string }[]; ms: number }> {
-  const markers = mkdtempSync(join(tmpdir(), 'zk-interop-multi-'));
-  try {
-    const connect = `${connectString()}${space.root}`;
-    const ps = specs.map((s) => participant(s.id, [connect, s.paths.join(','), s.mode, String(s.iterations), markers, s.id]));
-    await Promise.all(ps.map((p) => p.until('READY')));
-    const t0 = performance.now();
-    for (const p of ps) p.send('go');
-    const results = await Promise.all(ps.map((p) => p.result()));
-    const ms = Math.round(performance.now() - t0);
-    const holds = readFileSync(join(markers, 'log'), 'utf8')
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => {
-        const [id = '', mode = ''] = l.split(' ');
-        return { id, mode };
-      });
-    return { results, holds, ms };
-  } finally {
-    rmSync(markers, { recursive: true, force: true });
-  }
-}
-
-async function queue(path: string): Promise<string[]> {
-  const admin = await space.admin();
-  const children = await admin.getChildren(`${space.root}${path}`).catch(() => [] as string[]);
-  return children.sort((a, b) => (a.slice(-10) < b.slice(-10) ? -1 : 1));
-}
-
-function queued(path: string, n: number): Promise<string[]> {
-  return waitFor(`${n} nodes under ${path}`, async () => {
-    const q = await queue(path);
-    return q.length === n ? q : undefined;
-  }, 30_000, 20);
+/** Starts every participant, releases them at once when all are connected; the holds come from the shared log. */
+function contend(specs: Spec[]) {
+  const connect = `${connectString()}${space.root}`;
+  return contendOn(
+    (markers) => specs.map((s) => participant(s.id, [connect, s.paths.join(','), s.mode, String(s.iterations), markers, s.id])),
+    (id, mode) => ({ id, mode }),
+  );
 }
 
 function aborted(signal: AbortSignal): Promise<unknown> {
@@ -102,8 +71,8 @@ describe.skipIf(missing !== undefined)(`interop - MultiLock and revocation with 
     expect(holdsById(run.holds)).toEqual(Object.fromEntries(specs.map((s) => [s.id, 100])));
     expect(crossings.javaToNode).toBeGreaterThan(0);
     expect(crossings.nodeToJava).toBeGreaterThan(0);
-    expect(await queue(P1)).toEqual([]);
-    expect(await queue(P2)).toEqual([]);
+    expect(await queue(space, P1)).toEqual([]);
+    expect(await queue(space, P2)).toEqual([]);
   }, 60_000);
 
   it('marker check - catches overlapping holders of P1 and P2 when no lock is taken (negative control)', async () => {
@@ -120,21 +89,21 @@ describe.skipIf(missing !== undefined)(`interop - MultiLock and revocation with 
     const ours = new MultiLock([new Mutex(zk, P2), new Mutex(zk, P1)]);
     const lease = await ours.acquire();
     const java = participant('j-hold', [`${connectString()}${space.root}`, `${P1},${P2}`, 'multi', 'hold', tmpdir(), 'j-hold']);
-    await queued(P1, 2); // Curator queues on its first path
+    await queued(space, P1, 2); // Curator queues on its first path
     expect(java.lines).not.toContain('ACQUIRED');
     await lease.release();
     await java.until('ACQUIRED');
-    expect((await queue(P1)).length).toBe(1);
-    expect((await queue(P2)).length).toBe(1);
+    expect((await queue(space, P1)).length).toBe(1);
+    expect((await queue(space, P2)).length).toBe(1);
     expect(await ours.tryAcquire()).toBeUndefined();
-    expect((await queue(P1)).length).toBe(1);
-    expect((await queue(P2)).length).toBe(1);
+    expect((await queue(space, P1)).length).toBe(1);
+    expect((await queue(space, P2)).length).toBe(1);
     java.send('release');
     expect(await java.exited).toBe(0);
     const again = await ours.acquire({ timeout: 10_000 });
     await again.release();
-    expect(await queue(P1)).toEqual([]);
-    expect(await queue(P2)).toEqual([]);
+    expect(await queue(space, P1)).toEqual([]);
+    expect(await queue(space, P2)).toEqual([]);
   });
 
   it('revocation - Curator\'s Revoker reaches our revocable holder (a Mutex, and a part of a MultiLock)', async () => {
@@ -160,12 +129,12 @@ describe.skipIf(missing !== undefined)(`interop - MultiLock and revocation with 
     const path = '/interop/rv/curator';
     const java = Participant.java(compiled!, 'RevocParticipant', [`${connectString()}${space.root}`, 'holder', path]);
     await java.until('ACQUIRED');
-    const [javaNode] = await queued(path, 1);
+    const [javaNode] = await queued(space, path, 1);
     // Curator creates a revocable lock's node with no data.
     expect((await asker.getData(`${path}/${javaNode}`)).data.length).toBe(0);
     let lease: Lease | undefined;
     const waiting = new Mutex(zk, path).acquire({ timeout: 20_000 }).then((l) => (lease = l));
-    await queued(path, 2);
+    await queued(space, path, 2);
     expect(await revokeHolders(asker, path)).toEqual([`${path}/${javaNode}`]);
     await java.until('RELEASED');
     await waiting;
@@ -173,6 +142,6 @@ describe.skipIf(missing !== undefined)(`interop - MultiLock and revocation with 
     expect(java.lines).toEqual(['ACQUIRED', 'REVOCATION_REQUESTED', 'RELEASED']);
     expect(await java.exited).toBe(0);
     await lease!.release();
-    expect(await queue(path)).toEqual([]);
+    expect(await queue(space, path)).toEqual([]);
   });
 });

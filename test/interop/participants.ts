@@ -4,13 +4,23 @@
  * interop test (curator.test.ts, and one file per recipe).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
+import { waitFor } from '../harness/index.js';
 import { TestSpace } from '../harness/fixtures.js';
 import { compileCurator, type CompiledJava } from '../harness/java.js';
 
 /** Where Node participants run (so `@zk/*` resolve to the built workspace packages). */
 const TEST_DIR = fileURLToPath(new URL('..', import.meta.url));
+
+/** What every Java participant shares (connect, line protocol, marker files): compiled with each suite's sources. */
+const JAVA_SHARED = fileURLToPath(new URL('./java/Interop.java', import.meta.url));
+
+/** A v4 UUID, as both Java's UUID.randomUUID() and node:crypto's randomUUID() make them (Curator's protected node names carry one). */
+export const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';
 
 /** Every participant not yet exited: kill them in `afterEach` with {@link killAll}. */
 export const started = new Set<Participant>();
@@ -136,9 +146,62 @@ export function holdsById(holds: readonly { id: string }[]): Record<string, numb
   return counts;
 }
 
+/** The children of `path` in the test's namespace in creation order (by their 10-digit sequence suffix); [] when it does not exist. */
+export async function queue(space: TestSpace, path: string): Promise<string[]> {
+  const admin = await space.admin();
+  const children = await admin.getChildren(`${space.root}${path}`).catch(() => [] as string[]);
+  return children.sort((a, b) => (a.slice(-10) < b.slice(-10) ? -1 : 1));
+}
+
+/** Waits until `path` has exactly `n` children; resolves with them in creation order. */
+export function queued(space: TestSpace, path: string, n: number): Promise<string[]> {
+  return waitFor(`${n} nodes under ${path}`, async () => {
+    const q = await queue(space, path);
+    return q.length === n ? q : undefined;
+  }, 30_000, 20);
+}
+
+/** What {@link contend} collects. */
+export interface Contention<H> {
+  /** Each participant's result line, in the order they were started. */
+  results: Result[];
+  /** The holds in the order they happened, from the shared append-only log. */
+  holds: H[];
+  /** From the start line to the last result. */
+  ms: number;
+}
+
+/**
+ * A counted run: `start(markerDir)` spawns the participants on one fresh marker directory; once
+ * every one has printed READY they are all sent the start line at once, so they contend from the
+ * same moment. Collects their results and the shared hold log, whose `<id> <value>` lines `parse`
+ * turns into holds; removes the marker directory on every exit.
+ */
+export async function contend<H>(start: (markers: string) => Participant[], parse: (id: string, value: string) => H): Promise<Contention<H>> {
+  const markers = mkdtempSync(join(tmpdir(), 'zk-interop-markers-'));
+  try {
+    const ps = start(markers);
+    await Promise.all(ps.map((p) => p.until('READY')));
+    const t0 = performance.now();
+    for (const p of ps) p.send('go');
+    const results = await Promise.all(ps.map((p) => p.result()));
+    const ms = Math.round(performance.now() - t0);
+    const holds = readFileSync(join(markers, 'log'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => {
+        const [id = '', value = ''] = l.split(' ');
+        return parse(id, value);
+      });
+    return { results, holds, ms };
+  } finally {
+    rmSync(markers, { recursive: true, force: true });
+  }
+}
+
 /**
  * The hooks every interop suite needs, registered in the calling `describe`: compiles `sources`
- * against Curator once (handing the classes to `set.compiled`), gives each test a fresh
+ * with the shared java/Interop.java against Curator once (handing the classes to `set.compiled`), gives each test a fresh
  * {@link TestSpace} (`set.space`), and after each test kills the participants still running and
  * requires that no watch was left behind.
  */
@@ -146,7 +209,7 @@ export function interopHooks(sources: string[], set: { compiled(c: CompiledJava)
   let compiled: CompiledJava | undefined;
   let space: TestSpace | undefined;
   beforeAll(() => {
-    compiled = compileCurator(sources);
+    compiled = compileCurator([JAVA_SHARED, ...sources]);
     set.compiled(compiled);
   }, 120_000);
   afterAll(() => {

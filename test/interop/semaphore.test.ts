@@ -7,24 +7,18 @@
  * java/CuratorSemaphoreParticipant.java); hand-overs between the languages are counted from a
  * shared append-only log.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { encodeCount, Semaphore, SharedCount } from '@zk/locks';
-import { waitFor } from '../harness/index.js';
 import { connectString, type TestSpace } from '../harness/fixtures.js';
 import { curatorMissing, type CompiledJava } from '../harness/java.js';
-import { handOvers, holdsById, interopHooks, Participant, type Result } from './participants.js';
+import { contend as contendOn, handOvers, holdsById, interopHooks, Participant, queue, queued, UUID, type Contention } from './participants.js';
 
 const JAVA_SOURCE = fileURLToPath(new URL('./java/CuratorSemaphoreParticipant.java', import.meta.url));
 const NODE_PARTICIPANT = fileURLToPath(new URL('./semaphore-participant.mjs', import.meta.url));
 
 const missing = curatorMissing();
-
-/** A v4 UUID, as both Java's UUID.randomUUID() and node:crypto's randomUUID() make them. */
-const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';
 
 type Kind = 'fixed' | 'count' | 'mutex' | 'none';
 
@@ -36,44 +30,16 @@ function participant(id: string, args: string[]): Participant {
   return id.startsWith('j') ? Participant.java(compiled!, 'CuratorSemaphoreParticipant', args) : Participant.node(NODE_PARTICIPANT, args);
 }
 
-interface Run {
-  results: Result[];
-  /** The holds in the order they happened, from the shared append-only log: who, and how many permits. */
-  holds: { id: string; permits: number }[];
-  ms: number;
-}
+/** A counted run; each hold of the shared log says who held how many permits. */
+type Run = Contention<{ id: string; permits: number }>;
 
-/**
- * Starts every participant on `path`, waits until all are connected, releases them at once, and
- * collects their results and the shared hold log.
- */
-async function contend(path: string, kind: Kind, limit: number, countPath: string, specs: { id: string; iterations: number }[]): Promise<Run> {
-  const markers = mkdtempSync(join(tmpdir(), 'zk-interop-semaphore-'));
-  try {
-    const connect = `${connectString()}${space.root}`;
-    const ps = specs.map((s) => participant(s.id, [connect, path, kind, String(limit), countPath, String(s.iterations), markers, s.id]));
-    await Promise.all(ps.map((p) => p.until('READY')));
-    const t0 = performance.now();
-    for (const p of ps) p.send('go');
-    const results = await Promise.all(ps.map((p) => p.result()));
-    const ms = Math.round(performance.now() - t0);
-    const holds = readFileSync(join(markers, 'log'), 'utf8')
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => {
-        const [id = '', permits = ''] = l.split(' ');
-        return { id, permits: Number(permits) };
-      });
-    return { results, holds, ms };
-  } finally {
-    rmSync(markers, { recursive: true, force: true });
-  }
-}
-
-/** Children of `path` in the test's namespace ([] when missing). */
-async function ls(path: string): Promise<string[]> {
-  const admin = await space.admin();
-  return admin.getChildren(`${space.root}${path}`).catch(() => [] as string[]);
+/** Starts every participant on `path`, releases them at once when all are connected; the holds come from the shared log. */
+function contend(path: string, kind: Kind, limit: number, countPath: string, specs: { id: string; iterations: number }[]): Promise<Run> {
+  const connect = `${connectString()}${space.root}`;
+  return contendOn(
+    (markers) => specs.map((s) => participant(s.id, [connect, path, kind, String(limit), countPath, String(s.iterations), markers, s.id])),
+    (id, permits) => ({ id, permits: Number(permits) }),
+  );
 }
 
 /** A participant that takes one permit of `path` once and holds it until told to release. */
@@ -89,8 +55,8 @@ async function expectClean(run: Run, path: string, ids: string[], iterations: nu
   const crossings = handOvers(run.holds);
   expect(crossings.javaToNode).toBeGreaterThan(0);
   expect(crossings.nodeToJava).toBeGreaterThan(0);
-  expect(await ls(`${path}/leases`)).toEqual([]);
-  await waitFor(`${path}/locks to empty`, async () => ((await ls(`${path}/locks`)).length === 0 ? true : undefined), 10_000, 20);
+  expect(await queue(space, `${path}/leases`)).toEqual([]);
+  await queued(space, `${path}/locks`, 0);
 }
 
 function summary(name: string, run: Run): string {
@@ -144,23 +110,23 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 semaphores and @zk/l
     expect(await semaphore.tryAcquire()).toBeUndefined();
     // Node waits for Java's permit and gets it when Java returns it.
     const waiting = semaphore.acquire({ timeout: 30_000 });
-    await waitFor('Node to queue', async () => ((await ls('/interop/sem-order/leases')).length === 2 ? true : undefined), 10_000, 20);
+    await queued(space, '/interop/sem-order/leases', 2);
     javaFirst.send('release');
     const lease = await waiting;
     expect(await javaFirst.exited).toBe(0);
     // Now Java waits behind Node; raising the count from Node lets it in while Node still holds.
     const javaSecond = holder('j-second', '/interop/sem-order', 'count', 1, '/interop-order-count');
-    await waitFor('Java to queue', async () => ((await ls('/interop/sem-order/leases')).length === 2 ? true : undefined), 10_000, 20);
+    await queued(space, '/interop/sem-order/leases', 2);
     expect(javaSecond.lines).not.toContain('ACQUIRED');
-    const names = await ls('/interop/sem-order/leases');
+    const names = await queue(space, '/interop/sem-order/leases');
     for (const n of names) expect(n).toMatch(new RegExp(`^_c_${UUID}-lease-\\d{10}$`));
-    for (const n of await ls('/interop/sem-order/locks')) expect(n).toMatch(new RegExp(`^_c_${UUID}-lock-\\d{10}$`));
+    for (const n of await queue(space, '/interop/sem-order/locks')) expect(n).toMatch(new RegExp(`^_c_${UUID}-lock-\\d{10}$`));
     await count.setCount(2);
     await javaSecond.until('ACQUIRED');
     expect(lease.held).toBe(true);
     javaSecond.send('release');
     expect(await javaSecond.exited).toBe(0);
     await lease.release();
-    expect(await ls('/interop/sem-order/leases')).toEqual([]);
+    expect(await queue(space, '/interop/sem-order/leases')).toEqual([]);
   }, 60_000);
 });

@@ -1,23 +1,15 @@
 import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.StandardOpenOption;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 import org.apache.curator.framework.recipes.leader.LeaderSelector;
 import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
 import org.apache.curator.framework.recipes.leader.Participant;
-import org.apache.curator.retry.RetryOneTime;
 
 /**
  * The Curator 5 side of the leader interop tests (leader.test.ts); leader-participant.mjs speaks
@@ -38,35 +30,27 @@ import org.apache.curator.retry.RetryOneTime;
  * deletes the file. Ends with {"id":..., "acquisitions":N, "violations":V} and exit status 0.
  */
 public class CuratorLeaderParticipant {
-  private final Path dir;
+  private final Interop.Markers markers;
   private final String id;
-  private final AtomicInteger violations = new AtomicInteger();
 
-  private CuratorLeaderParticipant(Path dir, String id) {
-    this.dir = dir;
-    this.id = id;
+  private CuratorLeaderParticipant(Interop.Markers markers) {
+    this.markers = markers;
+    this.id = markers.id();
   }
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 6) {
-      System.err.println("usage: CuratorLeaderParticipant connect path mode terms markerDir id");
-      System.exit(2);
-    }
+    Interop.expectArgs(args, "CuratorLeaderParticipant connect path mode terms markerDir id", 6);
     String path = args[1];
     String mode = args[2];
-    CuratorFramework client = CuratorFrameworkFactory.newClient(args[0], 10_000, 10_000, new RetryOneTime(100));
-    client.start();
-    try {
-      if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) throw new IllegalStateException("not connected to " + args[0]);
-      BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-      CuratorLeaderParticipant p = new CuratorLeaderParticipant(Paths.get(args[4]), args[5]);
+    try (CuratorFramework client = Interop.connect(args[0], 10_000)) {
+      BufferedReader stdin = Interop.stdin();
+      CuratorLeaderParticipant p = new CuratorLeaderParticipant(new Interop.Markers(Paths.get(args[4]), args[5]));
       if (args[3].equals("hold")) {
         p.hold(client, path, mode, stdin);
         return;
       }
       int terms = Integer.parseInt(args[3]);
-      say("READY");
-      stdin.readLine();
+      Interop.awaitStart(stdin);
       AtomicInteger done = new AtomicInteger();
       if (mode.equals("latch")) {
         for (int n = 0; n < terms; n++) {
@@ -98,9 +82,7 @@ public class CuratorLeaderParticipant {
           done.incrementAndGet();
         }
       }
-      say("{\"id\":\"" + p.id + "\",\"acquisitions\":" + done.get() + ",\"violations\":" + p.violations.get() + "}");
-    } finally {
-      client.close();
+      Interop.result(p.id, done.get(), p.markers.violations());
     }
   }
 
@@ -110,19 +92,19 @@ public class CuratorLeaderParticipant {
       latch.addListener(new LeaderLatchListener() {
         @Override
         public void isLeader() {
-          say("LEADER");
+          Interop.say("LEADER");
         }
 
         @Override
         public void notLeader() {
-          say("NOT-LEADER");
+          Interop.say("NOT-LEADER");
         }
       });
       latch.start();
       while (latch.getOurPath() == null) Thread.sleep(5);
-      say("QUEUED");
+      Interop.say("QUEUED");
       for (String line; (line = stdin.readLine()) != null; ) {
-        if (line.equals("participants")) say("PARTICIPANTS " + describe(latch.getParticipants()));
+        if (line.equals("participants")) Interop.say("PARTICIPANTS " + describe(latch.getParticipants()));
         if (line.equals("leave")) break;
       }
       latch.close();
@@ -132,21 +114,21 @@ public class CuratorLeaderParticipant {
       selector[0] = new LeaderSelector(client, path, new LeaderSelectorListenerAdapter() {
         @Override
         public void takeLeadership(CuratorFramework c) throws Exception {
-          say("LEADER");
+          Interop.say("LEADER");
           leave.await();
         }
       });
       selector[0].setId(id);
       selector[0].start();
-      say("QUEUED");
+      Interop.say("QUEUED");
       for (String line; (line = stdin.readLine()) != null; ) {
-        if (line.equals("participants")) say("PARTICIPANTS " + describe(selector[0].getParticipants()));
+        if (line.equals("participants")) Interop.say("PARTICIPANTS " + describe(selector[0].getParticipants()));
         if (line.equals("leave")) break;
       }
       leave.countDown();
       selector[0].close();
     }
-    say("LEFT");
+    Interop.say("LEFT");
   }
 
   private static String describe(java.util.Collection<Participant> participants) {
@@ -155,27 +137,12 @@ public class CuratorLeaderParticipant {
     return s.toString();
   }
 
-  private static void say(String line) {
-    synchronized (System.out) {
-      System.out.println(line);
-      System.out.flush();
-    }
-  }
-
   /** One leader's term; `slow` widens the window (only the control uses it). */
   private void term(boolean slow) throws Exception {
-    Path marker = dir.resolve("leader");
-    boolean mine = true;
-    try {
-      Files.createFile(marker);
-    } catch (FileAlreadyExistsException e) {
-      violations.incrementAndGet(); // another leader is acting; its file is not ours to delete
-      mine = false;
-    }
-    // One short O_APPEND write per term: appends from several processes do not interleave.
-    Files.write(dir.resolve("log"), (id + " L\n").getBytes(StandardCharsets.UTF_8), StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-    if (slow) Thread.sleep(1);
-    else Thread.yield();
-    if (mine) Files.delete(marker);
+    // Another leader acting too is a violation (counted by claim).
+    Path marker = markers.claim("leader");
+    markers.log("L");
+    Interop.Markers.pause(slow);
+    markers.drop(marker);
   }
 }

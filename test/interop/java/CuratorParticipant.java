@@ -1,20 +1,11 @@
 import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.StandardOpenOption;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
-import org.apache.curator.retry.RetryOneTime;
 
 /**
  * The Curator 5 side of the interop tests (curator.test.ts); node-participant.mjs speaks the same
@@ -37,103 +28,64 @@ import org.apache.curator.retry.RetryOneTime;
  * {"id":..., "acquisitions":N, "violations":V} and exit status 0.
  */
 public class CuratorParticipant {
-  private final Path dir;
-  private final String id;
-  private int violations;
+  private final Interop.Markers markers;
 
-  private CuratorParticipant(Path dir, String id) {
-    this.dir = dir;
-    this.id = id;
+  private CuratorParticipant(Interop.Markers markers) {
+    this.markers = markers;
   }
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 6) {
-      System.err.println("usage: CuratorParticipant connect lockPath mode iterations markerDir id");
-      System.exit(2);
-    }
-    String connect = args[0];
+    Interop.expectArgs(args, "CuratorParticipant connect lockPath mode iterations markerDir id", 6);
     String lockPath = args[1];
     String mode = args[2];
-    CuratorFramework client = CuratorFrameworkFactory.newClient(connect, 10_000, 10_000, new RetryOneTime(100));
-    client.start();
-    try {
-      if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) throw new IllegalStateException("not connected to " + connect);
-      BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    try (CuratorFramework client = Interop.connect(args[0], 10_000)) {
+      BufferedReader stdin = Interop.stdin();
       InterProcessMutex mutex = new InterProcessMutex(client, lockPath);
       InterProcessReadWriteLock rw = new InterProcessReadWriteLock(client, lockPath);
       if (args[3].equals("hold")) {
         InterProcessMutex lock = mode.equals("mutex") ? mutex : mode.equals("read") ? rw.readLock() : rw.writeLock();
-        lock.acquire();
-        say("ACQUIRED");
-        stdin.readLine();
-        lock.release();
-        say("RELEASED");
+        Interop.holdUntilLine(lock, stdin);
         return;
       }
       int iterations = Integer.parseInt(args[3]);
-      CuratorParticipant p = new CuratorParticipant(Paths.get(args[4]), args[5]);
-      Random random = new Random(p.id.hashCode());
-      say("READY");
-      stdin.readLine();
-      int acquisitions = 0;
-      for (int n = 0; n < iterations; n++) {
-        boolean read = mode.equals("read") || (mode.equals("rw-mixed") && random.nextBoolean());
-        if (mode.equals("none")) {
-          acquisitions++; // a "hold" without a lock
-          p.exclusiveHold(true);
-          continue;
+      CuratorParticipant p = new CuratorParticipant(new Interop.Markers(Paths.get(args[4]), args[5]));
+      Random random = new Random(args[5].hashCode());
+      Interop.awaitStart(stdin);
+      boolean[] read = {false}; // what the current hold took, decided at each acquire
+      Interop.Holdable<InterProcessMutex> lock = new Interop.Holdable<InterProcessMutex>() {
+        public InterProcessMutex acquire() throws Exception {
+          read[0] = mode.equals("read") || (mode.equals("rw-mixed") && random.nextBoolean());
+          InterProcessMutex l = mode.equals("mutex") ? mutex : read[0] ? rw.readLock() : rw.writeLock();
+          l.acquire();
+          return l;
         }
-        InterProcessMutex lock = mode.equals("mutex") ? mutex : read ? rw.readLock() : rw.writeLock();
-        lock.acquire();
-        try {
-          acquisitions++;
-          if (read) p.readHold(n);
-          else p.exclusiveHold(false);
-        } finally {
-          lock.release();
-        }
-      }
-      say("{\"id\":\"" + p.id + "\",\"acquisitions\":" + acquisitions + ",\"violations\":" + p.violations + "}");
-    } finally {
-      client.close();
-    }
-  }
 
-  private static void say(String line) {
-    System.out.println(line);
-    System.out.flush();
+        public void release(InterProcessMutex l) throws Exception {
+          l.release();
+        }
+      };
+      int acquisitions = Interop.countHolds(lock, mode.equals("none"), iterations, (n, slow) -> {
+        if (read[0]) p.readHold(n);
+        else p.exclusiveHold(slow);
+      });
+      Interop.result(args[5], acquisitions, p.markers.violations());
+    }
   }
 
   /** An exclusive hold; `slow` widens the window (only the unlocked control uses it). */
   private void exclusiveHold(boolean slow) throws Exception {
-    Path writer = dir.resolve("writer");
-    boolean mine = true;
-    try {
-      Files.createFile(writer);
-    } catch (FileAlreadyExistsException e) {
-      violations++; // another exclusive holder is inside; its file is not ours to delete
-      mine = false;
-    }
-    try (Stream<Path> files = Files.list(dir)) {
-      if (files.anyMatch(f -> f.getFileName().toString().startsWith("reader-"))) violations++;
-    }
-    log("w");
-    if (slow) Thread.sleep(1);
-    else Thread.yield();
-    if (mine) Files.delete(writer);
+    Path writer = markers.claim("writer");
+    if (markers.count("reader-") > 0) markers.violation();
+    markers.log("w");
+    Interop.Markers.pause(slow);
+    markers.drop(writer);
   }
 
   private void readHold(int n) throws Exception {
-    Path marker = dir.resolve("reader-" + id + "-" + n);
-    Files.createFile(marker);
-    if (Files.exists(dir.resolve("writer"))) violations++;
-    log("r");
-    Thread.yield();
-    Files.delete(marker);
-  }
-
-  private void log(String kind) throws Exception {
-    // One short O_APPEND write per hold: appends from several processes do not interleave.
-    Files.write(dir.resolve("log"), (id + " " + kind + "\n").getBytes(StandardCharsets.UTF_8), StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    Path reader = markers.claim("reader-" + markers.id() + "-" + n);
+    if (markers.exists("writer")) markers.violation();
+    markers.log("r");
+    Interop.Markers.pause(false);
+    markers.drop(reader);
   }
 }

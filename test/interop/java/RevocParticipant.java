@@ -1,11 +1,8 @@
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.Revoker;
-import org.apache.curator.retry.RetryOneTime;
 
 /**
  * Curator's revocation, for the interop test (multi-lock.test.ts).
@@ -18,35 +15,22 @@ import org.apache.curator.retry.RetryOneTime;
  */
 public class RevocParticipant {
   public static void main(String[] args) throws Exception {
-    if (args.length != 3) {
-      System.err.println("usage: RevocParticipant connect holder|revoke path");
-      System.exit(2);
-    }
-    CuratorFramework client = CuratorFrameworkFactory.newClient(args[0], 10_000, 10_000, new RetryOneTime(100));
-    client.start();
-    try {
-      if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) throw new IllegalStateException("not connected to " + args[0]);
+    Interop.expectArgs(args, "RevocParticipant connect holder|revoke path", 3);
+    try (CuratorFramework client = Interop.connect(args[0], 10_000)) {
       if (args[1].equals("revoke")) {
         Revoker.attemptRevoke(client, args[2]);
-        say("REVOKED");
+        Interop.say("REVOKED");
         return;
       }
       InterProcessMutex mutex = new InterProcessMutex(client, args[2]);
       CountDownLatch requested = new CountDownLatch(1);
       mutex.makeRevocable(lock -> requested.countDown());
       mutex.acquire();
-      say("ACQUIRED");
+      Interop.say("ACQUIRED");
       requested.await();
-      say("REVOCATION_REQUESTED");
+      Interop.say("REVOCATION_REQUESTED");
       mutex.release();
-      say("RELEASED");
-    } finally {
-      client.close();
+      Interop.say("RELEASED");
     }
-  }
-
-  private static void say(String line) {
-    System.out.println(line);
-    System.out.flush();
   }
 }
