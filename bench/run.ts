@@ -4,10 +4,11 @@
  * Medians of several repetitions with their spread; nothing here passes or fails.
  *
  *   node --expose-gc bench/dist/run.js [--connect hosts] [--reps 5] [--quick] [--only regex]
- *                                      [--no-ensemble] [--no-java] [--pinned]
+ *                                      [--no-ensemble] [--ensembles 3,5] [--no-java] [--pinned]
  *
- * Without --connect (or ZK_CONNECT) it starts a local standalone server (every workload) and a
- * local 3-node ensemble (the main raw and lock workloads again, marked "3-node").
+ * Without --connect (or ZK_CONNECT) it starts a local standalone server (every workload, the
+ * scale curves among them), then a local 3-node and a local 5-node ensemble (the main raw and
+ * lock workloads again, marked "(3-node)" and "(5-node)").
  */
 import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -17,7 +18,7 @@ import { ZooKeeper } from '@zk/protocol';
 import { startZooKeeper, type ZooKeeperEnsemble } from '@zk/test/harness';
 import { Bench } from './lib/bench.js';
 import { renderJson, renderMarkdown, type ReportMeta } from './lib/report.js';
-import { renderSvg } from './lib/svg.js';
+import { renderScaleSvg, renderSvg } from './lib/svg.js';
 import { startJavaDriver, type JavaDriver } from './peers/java.js';
 import { connectNzc, type NzcClient } from './peers/nzc.js';
 import { cacheWorkloads } from './workloads/cache.js';
@@ -35,13 +36,16 @@ const opt = (name: string) => {
 };
 const flag = (name: string) => args.includes(`--${name}`);
 if (flag('help')) {
-  process.stdout.write(`usage: node --expose-gc bench/dist/run.js [--connect hosts] [--reps N] [--quick] [--only regex] [--no-ensemble] [--no-java] [--pinned]\n`);
+  process.stdout.write(`usage: node --expose-gc bench/dist/run.js [--connect hosts] [--reps N] [--quick] [--only regex] [--no-ensemble] [--ensembles 3,5] [--no-java] [--pinned]\n`);
   process.exit(0);
 }
 const quick = flag('quick');
 const reps = Number(opt('reps') ?? (quick ? 2 : 5));
 const only = opt('only');
 const connectArg = opt('connect') ?? process.env.ZK_CONNECT;
+/** The local ensembles that run the main workloads again after the standalone pass. */
+const ensembles = flag('no-ensemble') ? [] : (opt('ensembles') ?? '3,5').split(',').filter(Boolean).map(Number);
+for (const size of ensembles) if (size !== 3 && size !== 5) throw new Error(`--ensembles: ${size} is not 3 or 5`);
 
 // Pinned mode: the servers on the first half of the cores, this process (and the Java driver it
 // starts) on the other half, so client CPU and server CPU do not compete. The parent splits the
@@ -88,7 +92,7 @@ async function pass(connect: string, full: boolean): Promise<void> {
     await handoffWorkloads(bench, connect, java, base);
     await semaphoreWorkloads(bench, connect, java, base);
     await leaderWorkloads(bench, connect, java !== undefined, base);
-    if (full) await scaleWorkloads(bench, connect, zk, base);
+    if (full) await scaleWorkloads(bench, connect, base, java !== undefined);
     if (full) await cacheWorkloads(bench, connect, zk, java !== undefined, base);
   } finally {
     nzc?.close();
@@ -108,13 +112,15 @@ try {
     serverDescription = 'local ZooKeeper standalone';
     await pass(standalone.connectString, true);
     await standalone.close();
-    if (!flag('no-ensemble')) {
-      const ensemble = await startZooKeeper({ servers: 3, ...serverOptions });
+    // The same selection on each ensemble, one at a time (servers of one pass only on the cores).
+    for (const size of ensembles) {
+      const ensemble = await startZooKeeper({ servers: size as 3 | 5, ...serverOptions });
       started.push(ensemble);
-      serverDescription += ', then a local 3-node ensemble';
-      bench.suffix = ' (3-node)';
+      serverDescription += `, then a local ${size}-node ensemble`;
+      bench.suffix = ` (${size}-node)`;
       bench.select(/^(getData 100 B|create\+delete|uncontended acquire\+release: Mutex|contended Mutex, 8)/);
       await pass(ensemble.connectString, false);
+      await ensemble.close();
     }
   }
 } finally {
@@ -140,4 +146,10 @@ writeFileSync(`${dir}${stamp}.json`, renderJson(bench.rows, meta));
 writeFileSync(`${dir}${stamp}.svg`, renderSvg(bench.rows, meta));
 copyFileSync(`${dir}${stamp}.json`, `${dir}latest.json`);
 copyFileSync(`${dir}${stamp}.svg`, `${dir}latest.svg`);
-process.stderr.write(`results: ${dir}${stamp}.json and .svg (also latest.json, latest.svg)\n`);
+// The scale curves' chart, when any curve ran.
+const scaleSvg = renderScaleSvg(bench.rows, meta);
+if (scaleSvg !== undefined) {
+  writeFileSync(`${dir}${stamp}-scale.svg`, scaleSvg);
+  copyFileSync(`${dir}${stamp}-scale.svg`, `${dir}latest-scale.svg`);
+}
+process.stderr.write(`results: ${dir}${stamp}.json and .svg${scaleSvg === undefined ? '' : ', -scale.svg'} (also latest.*)\n`);

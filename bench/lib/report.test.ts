@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CLIENT, WORKLOAD } from './names.js';
-import { evaluateTargets, renderMarkdown, versusRows, type ReportMeta } from './report.js';
+import { CLIENT, CURVE, WORKLOAD, curvePoint } from './names.js';
+import { curves, evaluateTargets, renderMarkdown, versusRows, type ReportMeta } from './report.js';
 import { summarize, type Row, type Sample } from './stats.js';
 
 const meta: ReportMeta = { date: '2026-11-22T00:00:00.000Z', node: 'v20', server: 'test', connect: 'local', reps: 1, quick: false, skipped: {} };
@@ -56,7 +56,6 @@ describe('bench report - targets', () => {
 
   it('a target whose rows are missing is not measured, not missed', () => {
     expect(verdict([row(WORKLOAD.get64, CLIENT.ours, 10_000)], 'getData, 64 outstanding: throughput')).toBe('not measured');
-    expect(verdict([], '1,000 waiters')).toBe('not measured');
   });
 
   it('leader failover: the slowest within the session timeout plus one round trip; on a partition the old leader told first', () => {
@@ -76,10 +75,15 @@ describe('bench report - targets', () => {
     expect(verdict([latch(0, 1)], 'LeaderLatch, 100 participants')).toBe('missed');
   });
 
-  it('1,000 waiters must wake exactly one waiter per release', () => {
-    const w = (n: number) => row(WORKLOAD.waiters(1000), CLIENT.ours, 800, { metrics: { waiterNotificationsPerRelease: n } });
-    expect(verdict([w(1)], '1,000 waiters')).toBe('met');
-    expect(verdict([w(1.001)], '1,000 waiters')).toBe('missed');
+  it('waiters: every point of the curve must wake exactly one waiter per release', () => {
+    const w = (n: number, wakes: number) => row(curvePoint(CURVE.waiters, n), CLIENT.ours, 800, { metrics: { waiterNotificationsPerRelease: wakes } });
+    const target = 'waiters on one lock, every point';
+    expect(verdict([w(100, 1), w(1000, 1)], target)).toBe('met');
+    expect(verdict([w(100, 1), w(1000, 1.001)], target)).toBe('missed');
+    // A point of another pass does not count; no point at all is not measured.
+    expect(verdict([w(100, 1), row(`${curvePoint(CURVE.waiters, 1000)} (3-node)`, CLIENT.ours, 1, { metrics: { waiterNotificationsPerRelease: 2 } })], target)).toBe('met');
+    expect(verdict([], target)).toBe('not measured');
+    expect(evaluateTargets([w(100, 1), w(1000, 1)]).find((t) => t.target.startsWith(target))?.measured).toBe('1.000 at n = 100, 1,000');
   });
 });
 
@@ -105,5 +109,44 @@ describe('bench report - tables', () => {
   it('prints rates below 10 per second with two decimals (a failover takes seconds)', () => {
     const md = renderMarkdown([row(WORKLOAD.leaderFailover('SIGKILL', 2000), CLIENT.ours, 0.43)], meta);
     expect(md).toContain('| leader failover, SIGKILL, session 2,000 ms | ours | 0.43 ops (0.43-0.43) |');
+  });
+});
+
+describe('bench report - scale curves', () => {
+  const point = (curve: (typeof CURVE)[keyof typeof CURVE], n: number, client: string, perSec: number, metrics: Record<string, number>, suffix = '') =>
+    ({ ...row(curvePoint(curve, n) + suffix, client, perSec, { metrics }), group: 'scale', unit: 'hand-offs' }) as Row;
+  const rows = [
+    point(CURVE.waiters, 1000, CLIENT.ours, 400, { heapKiBPerWaiter: 5 }),
+    point(CURVE.waiters, 1000, CLIENT.curator, 200, { heapKiBPerWaiter: 10, threads: 1012 }),
+    point(CURVE.waiters, 100, CLIENT.curator, 300, { heapKiBPerWaiter: 20, threads: 112 }),
+    point(CURVE.waiters, 100, CLIENT.ours, 600, { heapKiBPerWaiter: 8 }),
+    point(CURVE.waiters, 10_000, CLIENT.ours, 100, { heapKiBPerWaiter: 4 }),
+    point(CURVE.waiters, 100, CLIENT.ours, 50, { heapKiBPerWaiter: 9 }, ' (3-node)'),
+    row(WORKLOAD.get1, CLIENT.ours, 8000),
+  ];
+
+  it('gathers the points of a curve by pass, n ascending, ours first', () => {
+    const cs = curves(rows);
+    expect(cs.map((c) => [c.curve, c.suffix, c.ns, c.clients])).toEqual([
+      [CURVE.waiters, '', [100, 1000, 10_000], [CLIENT.ours, CLIENT.curator]],
+      [CURVE.waiters, ' (3-node)', [100], [CLIENT.ours]],
+    ]);
+    expect(cs[0]!.row(10_000, CLIENT.curator)).toBeUndefined();
+    expect(cs[0]!.row(1000, CLIENT.curator)?.summary.opsPerSec.median).toBe(200);
+  });
+
+  it('prints a table per curve: a line per n, each column per client and ours / peer; curve rows stay out of the other tables', () => {
+    const md = renderMarkdown(rows, { ...meta, skipped: { [`${CLIENT.curator}, ${CURVE.waiters}: n >= 10,000`]: 'thread 9,001 of 10,000 could not start' } });
+    expect(md).toContain('#### waiters on one lock\n');
+    expect(md).toContain('#### waiters on one lock (3-node)');
+    expect(md).toContain('| n | hand-offs/s ours | hand-offs/s Curator | hand-offs/s ours / Curator | CPU µs/op ours | CPU µs/op Curator | CPU µs/op ours / Curator | heapKiBPerWaiter ours | heapKiBPerWaiter Curator | heapKiBPerWaiter ours / Curator | threads Curator |');
+    expect(md).toContain('| 100 | 600 | 300 | 2.00x | 10.00 | 10.00 | 1.00x | 8.00 | 20.00 | 0.40x | 112 |');
+    expect(md).toContain('| 10,000 | 100 | - | - | 10.00 | - | - | 4.00 | - | - | - |');
+    expect(md).toContain('Not run: Curator, waiters on one lock: n >= 10,000 (thread 9,001 of 10,000 could not start).');
+    // The generic tables hold the other rows only.
+    expect(md).toContain('### Raw client');
+    expect(md).not.toContain('### Scale\n');
+    expect(md).not.toMatch(/\| waiters on one lock: n = /);
+    expect(versusRows(rows)).toEqual([]);
   });
 });

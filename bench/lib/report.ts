@@ -1,8 +1,8 @@
 /**
- * The bench report: markdown tables (per group, ours against each peer, issue 7's targets) and
- * the JSON written under bench/results/.
+ * The bench report: markdown tables (per group, ours against each peer, the scale curves, issue
+ * 7's targets) and the JSON written under bench/results/.
  */
-import { CLIENT, WORKLOAD } from './names.js';
+import { CLIENT, CURVE, WORKLOAD, parseCurvePoint, type CurveName } from './names.js';
 import type { Row, Spread } from './stats.js';
 
 /** What the report says about the run itself. */
@@ -47,13 +47,15 @@ export function renderMarkdown(rows: readonly Row[], meta: ReportMeta): string {
   if (meta.versions && Object.keys(meta.versions).length) out.push(`Peers: ${Object.entries(meta.versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`);
   for (const [peer, why] of Object.entries(meta.skipped)) out.push(`Skipped ${peer}: ${why}.`);
   for (const [group, title] of GROUPS) {
-    const g = rows.filter((r) => r.group === group);
+    // The points of a curve have their own tables (below).
+    const g = rows.filter((r) => r.group === group && !parseCurvePoint(r.workload));
     if (!g.length) continue;
     out.push('', `### ${title}`, '', '| workload | client | per second (median, min-max) | p50 µs | p99 µs | p999 µs | client CPU µs/op | other |', '| --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const { workload, client, unit, summary: s } of g) {
       out.push(`| ${workload} | ${client} | ${rate(s.opsPerSec.median)} ${unit} (${rate(s.opsPerSec.min)}-${rate(s.opsPerSec.max)}) | ${int(s.p50?.median)} | ${int(s.p99?.median)} | ${int(s.p999?.median)} | ${dec(s.cpuPerOp.median)} | ${metricText(s.metrics)} |`);
     }
   }
+  out.push(...renderCurves(rows, meta));
   const vs = versusRows(rows);
   if (vs.length) {
     out.push('', '### Ours against each peer (ratios ours / peer)', '', '| workload | peer | throughput | p50 latency | CPU per op |', '| --- | --- | --- | --- | --- |');
@@ -80,10 +82,10 @@ export interface Versus {
 
 const isOurs = (client: string) => client === CLIENT.ours || client === CLIENT.oursCoalesced;
 
-/** Ours (each configuration of ours) against every peer that ran the same workload. */
+/** Ours (each configuration of ours) against every peer that ran the same workload (scale curve points aside: their tables carry the ratios). */
 export function versusRows(rows: readonly Row[]): Versus[] {
   return rows.flatMap((ours) => {
-    if (!isOurs(ours.client)) return [];
+    if (!isOurs(ours.client) || parseCurvePoint(ours.workload)) return [];
     return rows
       .filter((r) => r.workload === ours.workload && !isOurs(r.client))
       .map((peer) => ({
@@ -160,8 +162,15 @@ export function evaluateTargets(rows: readonly Row[]): TargetResult[] {
     add(`contended Semaphore (4 permits), ${sessions} sessions: acquisitions/s >= 1.2x Curator`, [ratio(s?.summary.opsPerSec.median, sp?.summary.opsPerSec.median)], ([r]) => x(r), ([r]) => r! >= 1.2 - EPS);
   }
 
-  const w = row(WORKLOAD.waiters(1000), CLIENT.ours);
-  add('1,000 waiters: exactly one waiter notification per release', [w?.summary.metrics['waiterNotificationsPerRelease']?.median], ([n]) => dec(n, 3), ([n]) => Math.abs(n! - 1) < 1e-6);
+  // Every repetition of every point of the waiters curve (the standalone pass).
+  const waiterRows = rows.filter((r) => r.client === CLIENT.ours && parseCurvePoint(r.workload)?.curve === CURVE.waiters && parseCurvePoint(r.workload)?.suffix === '');
+  const wakes = waiterRows.map((r) => r.summary.metrics['waiterNotificationsPerRelease']);
+  add(
+    'waiters on one lock, every point: exactly one waiter notification per release',
+    waiterRows.length ? [Math.min(...wakes.map((m) => m?.min ?? NaN)), Math.max(...wakes.map((m) => m?.max ?? NaN))] : [undefined],
+    ([min, max]) => `${min === max ? dec(min, 3) : `${dec(min, 3)}-${dec(max, 3)}`} at n = ${waiterRows.map((r) => parseCurvePoint(r.workload)!.n.toLocaleString('en-US')).join(', ')}`,
+    ([min, max]) => Math.abs(min! - 1) < 1e-6 && Math.abs(max! - 1) < 1e-6,
+  );
 
   // Issue 13: leader failover within the session timeout plus one round trip, every time (the
   // slowest failover of the run); the old leader told before the next one leads; one participant
@@ -197,4 +206,113 @@ export function evaluateTargets(rows: readonly Row[]): TargetResult[] {
     ([min, max]) => min === 1 && max === 1,
   );
   return results;
+}
+
+/**
+ * What the chart draws for each curve, in order: its key costs. `perSecond` is the row's rate;
+ * anything else names a metric. A curve not listed gets its rate.
+ */
+export const CURVE_KEYS: Readonly<Record<CurveName, ReadonlyArray<{ readonly metric: string; readonly label: string }>>> = {
+  [CURVE.waiters]: [
+    { metric: 'heapKiBPerWaiter', label: 'heap per waiter, KiB' },
+    { metric: 'rssKiBPerWaiter', label: 'resident memory per waiter, KiB' },
+    { metric: 'perSecond', label: 'hand-offs per second' },
+  ],
+  [CURVE.locksHeld]: [
+    { metric: 'heapKiBPerLock', label: 'heap per lock held, KiB' },
+    { metric: 'rssKiBPerLock', label: 'resident memory per lock held, KiB' },
+    { metric: 'perSecond', label: 'acquisitions per second' },
+  ],
+  [CURVE.reconnectWatches]: [{ metric: 'rearmMs', label: 're-arm time after a cut, ms' }],
+  [CURVE.sessions]: [
+    { metric: 'heapKiBPerSession', label: 'heap per session, KiB' },
+    { metric: 'connectMs', label: 'connect time of the lot, ms' },
+  ],
+};
+
+/** The points of one curve (of one pass) by n and client. */
+export interface Curve {
+  readonly curve: CurveName;
+  /** The pass suffix of its workloads (`''` for the standalone pass, ` (3-node)`...). */
+  readonly suffix: string;
+  /** What the rate counts (the rows' unit). */
+  readonly unit: string;
+  /** Ascending. */
+  readonly ns: readonly number[];
+  /** Clients in report order (ours first). */
+  readonly clients: readonly string[];
+  /** Every metric any point reports, in first-seen order. */
+  readonly metrics: readonly string[];
+  /** The row of (n, client), if that client ran that point. */
+  row(n: number, client: string): Row | undefined;
+}
+
+const clientOrder = (client: string) => {
+  const i = Object.values(CLIENT).indexOf(client as never);
+  return i < 0 ? 99 : i;
+};
+
+/** The scale curves among `rows`, in the order their first point appears. */
+export function curves(rows: readonly Row[]): Curve[] {
+  const byKey = new Map<string, { curve: CurveName; suffix: string; rows: Array<{ n: number; row: Row }> }>();
+  for (const row of rows) {
+    const p = parseCurvePoint(row.workload);
+    if (!p) continue;
+    const key = `${p.curve}\0${p.suffix}`;
+    if (!byKey.has(key)) byKey.set(key, { curve: p.curve, suffix: p.suffix, rows: [] });
+    byKey.get(key)!.rows.push({ n: p.n, row });
+  }
+  return [...byKey.values()].map(({ curve, suffix, rows: points }) => ({
+    curve,
+    suffix,
+    unit: points[0]!.row.unit,
+    ns: [...new Set(points.map((p) => p.n))].sort((a, b) => a - b),
+    clients: [...new Set(points.map((p) => p.row.client))].sort((a, b) => clientOrder(a) - clientOrder(b)),
+    metrics: [...new Set(points.flatMap((p) => Object.keys(p.row.summary.metrics)))],
+    row: (n, client) => points.find((p) => p.n === n && p.row.client === client)?.row,
+  }));
+}
+
+/** A point's value of `metric` (`perSecond`, `cpuPerOp`, or a metric name): the median over repetitions. */
+export function curveValue(row: Row | undefined, metric: string): number | undefined {
+  if (!row) return undefined;
+  if (metric === 'perSecond') return row.summary.opsPerSec.median;
+  if (metric === 'cpuPerOp') return row.summary.cpuPerOp.median;
+  return row.summary.metrics[metric]?.median;
+}
+
+const value = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '-' : Math.abs(v) >= 100 ? int(v) : dec(v, 2));
+
+/**
+ * A table per curve: a line per n; per column (the rate, client CPU per op, each metric) a cell
+ * per client that reports it, then ours / peer for each peer that does too. Peers left out of a
+ * curve's larger points are named under the table with the reason.
+ */
+function renderCurves(rows: readonly Row[], meta: ReportMeta): string[] {
+  const all = curves(rows);
+  if (!all.length) return [];
+  const out = ['', '### Scale curves', '', 'Medians over the repetitions; each cell is one point of the curve. Ratios are ours / peer.'];
+  for (const c of all) {
+    const ours = c.clients.find(isOurs);
+    const columns: Array<[string, string]> = [['perSecond', `${c.unit}/s`], ['cpuPerOp', 'CPU µs/op'], ...c.metrics.map((m): [string, string] => [m, m])];
+    const head = ['n'];
+    const cells: Array<(n: number) => string> = [];
+    for (const [metric, label] of columns) {
+      const has = c.clients.filter((client) => c.ns.some((n) => curveValue(c.row(n, client), metric) !== undefined && (metric !== 'cpuPerOp' || curveValue(c.row(n, client), metric)! > 0)));
+      for (const client of has) {
+        head.push(`${label} ${client}`);
+        cells.push((n) => (metric === 'perSecond' ? rate : value)(curveValue(c.row(n, client), metric)));
+      }
+      if (!ours || !has.includes(ours)) continue;
+      for (const peer of has.filter((p) => !isOurs(p))) {
+        head.push(`${label} ours / ${peer}`);
+        cells.push((n) => x(ratio(curveValue(c.row(n, ours), metric), curveValue(c.row(n, peer), metric))));
+      }
+    }
+    out.push('', `#### ${c.curve}${c.suffix}`, '', `| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`);
+    for (const n of c.ns) out.push(`| ${n.toLocaleString('en-US')} | ${cells.map((f) => f(n)).join(' | ')} |`);
+    const stops = Object.entries(meta.skipped).filter(([k]) => k.includes(c.curve));
+    if (stops.length) out.push('', ...stops.map(([k, why]) => `Not run: ${k} (${why}).`));
+  }
+  return out;
 }

@@ -1,12 +1,12 @@
 /**
- * Lock workloads: uncontended acquire, contended hand-offs, the ExclusiveLock herd, a
- * read-write mix and a thousand waiters; Curator's InterProcessMutex and
+ * Lock workloads: uncontended acquire, contended hand-offs, the ExclusiveLock herd and a
+ * read-write mix (the waiters curve is in scale.ts); Curator's InterProcessMutex and
  * InterProcessReadWriteLock beside ours where it has the same recipe.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { ChannelName, CreateMode, ZooKeeper, type EventMessage } from '@zk/protocol';
 import { ExclusiveLock, Mutex, ReadWriteLock, type LockBase } from '@zk/locks';
-import { counting, heapMiB, type Bench, type Repetition } from '../lib/bench.js';
+import { counting, type Bench, type Repetition } from '../lib/bench.js';
 import { CLIENT, WORKLOAD } from '../lib/names.js';
 import { median, timed, type Sample } from '../lib/stats.js';
 import type { JavaDriver } from '../peers/java.js';
@@ -88,13 +88,6 @@ export async function lockWorkloads(bench: Bench, connect: string, zk: ZooKeeper
       [CLIENT.ours, ours],
       ...(java ? [[CLIENT.curator, (w: boolean) => java.run({ workload: 'readWrite', path: `${path}-curator`, readers: 8, writers: 1, seconds: w ? 1 : seconds })] as const] : []),
     ]);
-    await Promise.all(clients.map((c) => c.close()));
-  }
-
-  const waiters = WORKLOAD.waiters(1000);
-  if (bench.wants(waiters)) {
-    const clients = await sessions(connect, 10);
-    await bench.compare('locks', waiters, 'hand-offs', [[CLIENT.ours, (w) => thousandWaiters(clients, `${base}/waiters`, w ? 100 : 1000)]], Math.min(3, Math.max(1, bench.scale * 3)));
     await Promise.all(clients.map((c) => c.close()));
   }
 }
@@ -212,45 +205,4 @@ async function readWrite(readers: readonly ZooKeeper[], writers: readonly ZooKee
     ]);
     return { ops: reads + writes, seconds, metrics: { readsPerSec: reads / seconds, writesPerSec: writes / seconds } };
   });
-}
-
-/** Resolves once `path` has `n` children or more, woken by child watches (the last one removed). */
-async function childrenReach(zk: ZooKeeper, path: string, n: number): Promise<void> {
-  for (;;) {
-    let onChange!: () => void;
-    const changed = new Promise<void>((resolve) => (onChange = resolve));
-    if ((await zk.getChildren(path, { watch: onChange })).length >= n) {
-      await zk.removeWatches(path, { kind: 'child', listener: onChange }).catch(() => zk.removeLocalWatch('child', path, onChange));
-      return;
-    }
-    await changed;
-  }
-}
-
-/**
- * `count` waiters queued behind one holder (spread over the sessions), then released one after
- * another: notifications per release and the heap the queued waiters take.
- */
-async function thousandWaiters(clients: readonly ZooKeeper[], path: string, count: number): Promise<Sample> {
-  const mutexes = clients.map((c) => new Mutex(c, path));
-  const holder = await mutexes[0]!.acquire();
-  const heap0 = heapMiB();
-  const wakes = new Wakes();
-  wakes.own(holder.node, clients[0]!.sessionId);
-  const done = Array.from({ length: count }, async (_, i) => {
-    const mutex = mutexes[i % mutexes.length]!;
-    const lease = await mutex.acquire();
-    wakes.own(lease.node, mutex.zk.sessionId);
-    await lease.release();
-  });
-  await childrenReach(clients[0]!, path, count + 1);
-  const heap = heapMiB() - heap0;
-  // Counting starts once the queue is complete: the child watches above are not the lock's.
-  wakes.start();
-  const result = await timed(async () => {
-    await holder.release();
-    await Promise.all(done);
-    return { ops: count };
-  });
-  return { ...result, metrics: { ...wakes.done(count), heapMiB: heap, heapKiBPerWaiter: (heap * 1024) / count } };
 }
