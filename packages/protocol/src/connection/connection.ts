@@ -34,6 +34,15 @@ export interface ConnectionOptions {
   canBeReadOnly?: boolean | undefined;
   /** Send the reads marked `coalesce` that are made in the same tick as one multiRead (3.6+; see coalesce.ts). */
   coalesceReads?: boolean | undefined;
+  /**
+   * Write the multiRead probe (see {@link Connection.probeMultiRead}) in the same write as the
+   * handshake, as xid 1; its answer is {@link Connection.multiReadProbe}. Only for a new session
+   * (no `sessionId`): a server that refuses a presented session answers and closes at once, and
+   * bytes it never reads could turn that close into a reset that loses its answer (why the Java
+   * client writes nothing behind its handshake). A server reads nothing after a ConnectRequest
+   * until the session exists, so the probe cannot overtake it.
+   */
+  probeMultiRead?: boolean | undefined;
   /** Deadline for TCP + handshake, ms. */
   connectTimeout: number;
   /** Frame size limit for both directions, bytes (default {@link DEFAULT_MAX_FRAME_SIZE}, as the server's `jute.maxbuffer`). */
@@ -52,6 +61,17 @@ export interface ConnectionEvents {
 }
 
 const noop = (): void => {};
+const writeEmptyBatch = (w: JuteWriter): void => writeReadBatch(w, []);
+const readEmptyBatch = (r: JuteReader): unknown => readReadBatch(r, []);
+const answeredEmpty = (reply: Reply<unknown>): boolean => reply.err === 0;
+
+/** The multiRead probe as the first request of a connection (xid 1), written behind the handshake. */
+const PROBE_FRAME: Buffer = (() => {
+  const w = JuteWriter.frame(16);
+  w.writeInt(1).writeInt(OpCode.multiRead);
+  writeEmptyBatch(w);
+  return w.finishFrame();
+})();
 
 /** One connection to one server. */
 export class Connection {
@@ -74,6 +94,8 @@ export class Connection {
   /** Reads of this tick waiting to leave as one batch (coalesceReads only). */
   #reads: QueuedRead[] | undefined;
   readonly #flushReads = () => this.#sendReads();
+  /** The answer to the probe written with the handshake (`probeMultiRead`), as {@link probeMultiRead}'s. */
+  readonly multiReadProbe: Promise<boolean> | undefined;
 
   /**
    * Dials, performs the handshake and resolves with a ready connection, within `connectTimeout`.
@@ -84,12 +106,15 @@ export class Connection {
   static async open(opts: ConnectionOptions, events: ConnectionEvents): Promise<Connection> {
     const deadline = performance.now() + opts.connectTimeout;
     const where = `${opts.host}:${opts.port}`;
+    if (opts.probeMultiRead && (opts.sessionId ?? 0n) !== 0n) throw new Error('probeMultiRead goes with a new session only');
     const transport = await (opts.dial ?? dial)({ host: opts.host, port: opts.port, tls: opts.tls, connectTimeout: opts.connectTimeout, signal: opts.signal });
     try {
       const timeLeft = Math.max(1, deadline - performance.now());
-      const reply = await exchangeHandshake(transport, encodeConnectRequest(opts), timeLeft, opts.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE, opts.signal);
+      const hello = encodeConnectRequest(opts);
+      const sentAt = performance.now();
+      const reply = await exchangeHandshake(transport, opts.probeMultiRead ? Buffer.concat([hello, PROBE_FRAME]) : hello, timeLeft, opts.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE, opts.signal);
       const session = decodeConnectResponse(reply.payload, opts.sessionId ?? 0n);
-      return new Connection(transport, events, session, opts, where, reply.rest);
+      return new Connection(transport, events, session, opts, where, reply.rest, opts.probeMultiRead ? sentAt : undefined);
     } catch (err) {
       transport.destroy();
       if (err instanceof ZooKeeperError) throw err;
@@ -98,7 +123,7 @@ export class Connection {
     }
   }
 
-  private constructor(transport: Transport, events: ConnectionEvents, session: HandshakeResult, opts: ConnectionOptions, where: string, rest: Buffer[]) {
+  private constructor(transport: Transport, events: ConnectionEvents, session: HandshakeResult, opts: ConnectionOptions, where: string, rest: Buffer[], probeSentAt?: number) {
     this.#transport = transport;
     this.#events = events;
     this.#session = session;
@@ -116,6 +141,14 @@ export class Connection {
       { sendPing: () => this.#ping(), onDead: (idle) => this.#fail(new ConnectionLossError(`no reply from ${where} for ${Math.round(idle)} ms`)) },
       session.timeOut,
     );
+    if (probeSentAt !== undefined) {
+      const xid = this.#pending.nextXid(); // 1, as PROBE_FRAME says: the first request of the connection
+      const probe = new Promise<Reply<unknown>>((resolve, reject) =>
+        this.#pending.push({ xid, type: OpCode.multiRead, read: readEmptyBatch, resolve, reject, sentAt: probeSentAt }),
+      );
+      this.multiReadProbe = probe.then(answeredEmpty);
+      this.multiReadProbe.catch(noop); // a connection that fails before anyone asks
+    }
     // Bytes that came with (or right after) the handshake reply are decoded once open() has
     // handed this connection over, so a failure they cause reaches an owner that knows the
     // connection. Chunks arriving meanwhile queue behind them, keeping stream order.
@@ -130,7 +163,9 @@ export class Connection {
     transport.onData((chunk) => (this.#deferred ? this.#deferred.push(chunk) : this.#onData(chunk)));
     // Registered after the deferred delivery above: a transport already closed calls back on a
     // later turn, after those bytes.
+    // (After a requested close there is nothing to report: no error is built.)
     transport.onClose((err) =>
+      this.#closed ||
       this.#fail(
         err
           ? new ConnectionLossError(`connection to ${where} failed: ${err.message}`, { cause: err })
@@ -233,7 +268,7 @@ export class Connection {
    * ping does.
    */
   probeMultiRead(): Promise<boolean> {
-    return this.request(OpCode.multiRead, (w) => writeReadBatch(w, []), (r) => readReadBatch(r, [])).then((reply) => reply.err === 0);
+    return this.request(OpCode.multiRead, writeEmptyBatch, readEmptyBatch).then(answeredEmpty);
   }
 
   /**
@@ -395,12 +430,16 @@ export class Connection {
     this.#liveness.stop();
     const reads = this.#reads ?? [];
     this.#reads = undefined;
-    const loss =
-      reason instanceof ConnectionLossError
-        ? reason
-        : new ConnectionLossError(reason ? `connection to ${this.#where} closed: ${reason.message}` : `connection to ${this.#where} closed`, { cause: reason });
-    this.#pending.failAll(() => loss);
-    for (const q of reads) q.reject(loss);
+    // Built only when something is outstanding: an Error's stack costs tens of µs, a good part
+    // of a connect+close cycle.
+    let loss: ConnectionLossError | undefined;
+    const lossError = () =>
+      (loss ??=
+        reason instanceof ConnectionLossError
+          ? reason
+          : new ConnectionLossError(reason ? `connection to ${this.#where} closed: ${reason.message}` : `connection to ${this.#where} closed`, { cause: reason }));
+    this.#pending.failAll(lossError);
+    for (const q of reads) q.reject(lossError());
     this.#events.close(reason);
   }
 }

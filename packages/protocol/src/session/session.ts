@@ -231,6 +231,9 @@ export class Session {
     const probe = this.#options.coalesceReads === 'auto' && !this.#noMultiRead.has(where);
     const resume = again !== undefined || this.#seenReadWrite || this.#options.session !== undefined;
     let conn: Connection | undefined;
+    // A session granted only by a read-only server is local to it: a client that never saw a
+    // read-write server asks for a new session rather than presenting that one.
+    const sessionId = again ? again.id : resume ? this.#sessionId : 0n;
     const dialedAt = performance.now();
     try {
       conn = await Connection.open(
@@ -239,15 +242,16 @@ export class Session {
           port: host.port,
           tls: this.#options.tls,
           sessionTimeout: this.#options.sessionTimeout,
-          // A session granted only by a read-only server is local to it: a client that never saw
-          // a read-write server asks for a new session rather than presenting that one.
-          sessionId: again ? again.id : resume ? this.#sessionId : 0n,
+          sessionId,
           passwd: again ? again.passwd : resume ? this.#passwd : Buffer.alloc(16),
           lastZxidSeen: this.lastZxid,
           canBeReadOnly: this.#options.canBeReadOnly,
           connectTimeout: this.#options.connectTimeout,
           maxFrameSize: this.#options.maxFrameSize,
           coalesceReads: this.#options.coalesceReads === true,
+          // On a new session the probe rides with the handshake (one write, no round trip of its
+          // own); SASL must come first, and a resumed session's answer must not be put at risk.
+          probeMultiRead: probe && !this.#options.sasl && sessionId === 0n,
           signal,
         },
         {
@@ -323,7 +327,7 @@ export class Session {
         replies.push(conn.request(req.type, req.write, undefined, { xid: Xid.setWatches }));
       }
     }
-    const multiRead = probe ? conn.probeMultiRead().then((ok) => (ok ? 'yes' : 'no'), () => 'dropped') : undefined;
+    const multiRead = probe ? (conn.multiReadProbe ?? conn.probeMultiRead()).then((ok) => (ok ? 'yes' : 'no'), () => 'dropped') : undefined;
     const proof = prove && replies.length === 0 && !multiRead ? conn.ping() : undefined;
     const refused = async (): Promise<void> => {
       const answer = await multiRead;

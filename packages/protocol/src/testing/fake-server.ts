@@ -74,10 +74,17 @@ export class FakeConnection {
   readonly requests: FakeRequest[] = [];
   /** MultiRead probes received, and how many had come before them in `requests` (each entry: `requests.length` then). */
   readonly probes: number[] = [];
+  /**
+   * Frames that came in the same chunk as the handshake, behind it: what a client wrote without
+   * waiting for the handshake's answer.
+   */
+  withHandshake = 0;
   /** True once the client half-closed or closed its side; `closed` once the socket closed. */
   clientEnded = false;
   closed = false;
   #cursor = 0;
+  #chunk = 0;
+  #handshakeChunk = -1;
   readonly #waiters = new Set<() => void>();
 
   constructor(socket: Socket, options: FakeServerOptions) {
@@ -85,6 +92,7 @@ export class FakeConnection {
     const decoder = new FrameDecoder({ frame: (f) => this.#onFrame(Buffer.from(f), options), oversize: () => socket.destroy() }, 64 * 1024 * 1024);
     // Bytes the fake cannot parse (a negative length, a short handshake) end the connection.
     const onData = (chunk: Buffer) => {
+      this.#chunk++;
       try {
         decoder.push(chunk);
       } catch {
@@ -142,6 +150,7 @@ export class FakeConnection {
         readOnly: f.length > 28 + passwd.length ? f[28 + passwd.length] !== 0 : undefined,
       };
       this.connectRequest = req;
+      this.#handshakeChunk = this.#chunk;
       const action = (options.handshake ?? defaultHandshake)(req);
       if (action === 'close') this.socket.destroy();
       else if (action !== 'silent') {
@@ -150,6 +159,7 @@ export class FakeConnection {
         this.send(b.frame(), action.trailer ?? Buffer.alloc(0));
       }
     } else {
+      if (this.#chunk === this.#handshakeChunk) this.withHandshake++;
       const req: FakeRequest = { xid: f.readInt32BE(0), type: f.readInt32BE(4), body: f.subarray(8) };
       const probe = options.multiRead ?? 'answer';
       if (req.type === 22 && probe !== 'script' && req.body.equals(EMPTY_MULTI)) {
