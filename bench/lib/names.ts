@@ -13,6 +13,8 @@ export const CLIENT = {
   nzc: 'node-zookeeper-client',
   java: 'ZooKeeper Java client',
   curator: 'Curator',
+  /** No client: a bare net.Socket sending the handshake and closeSession only, on the connect workload (the floor). */
+  socketFloor: 'bare socket (floor)',
 } as const;
 
 /** A client name. */
@@ -26,8 +28,10 @@ export const WORKLOAD = {
   exists1: 'exists (missing), 1 outstanding',
   /** Metrics: createP50Us, deleteP50Us (each half of the pair, timed on its own). */
   createDelete: 'create+delete ephemeral, 1 outstanding',
-  /** Latency: TCP connect to a usable session; then close. */
+  /** Latency: TCP connect to a usable session; then close (awaited). */
   connect: 'connect (new session)',
+  /** A fresh process per connect. Latency: process start to a usable session; CPU: the process's until then. Metric: importMs. */
+  coldConnect: 'first connect of a fresh process',
   /** Latency: the acquire alone; ops: acquire+release cycles. Metric (ours): requestsPerAcquire. */
   uncontended: (lock: 'Mutex' | 'ExclusiveLock' | 'write lock') => `uncontended acquire+release: ${lock}`,
   /** Ops: hand-offs; latency: hand-off gap (release call to the next holder's acquire returning). */

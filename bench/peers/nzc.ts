@@ -26,7 +26,13 @@ export interface NzcClient {
   setData(path: string, data: Buffer): Promise<void>;
   createEphemeral(path: string): Promise<string>;
   remove(path: string): Promise<void>;
-  close(): void;
+  /**
+   * Closes the session and resolves once the client reports the connection gone (its
+   * `disconnected` event, after the server answered closeSession and the socket closed), so a
+   * connect+close loop waits for the close as it does with ours. The client's own close() returns
+   * at once.
+   */
+  close(): Promise<void>;
 }
 
 /** Connects node-zookeeper-client to `connectString`. */
@@ -42,6 +48,10 @@ export async function connectNzc(connectString: string): Promise<NzcClient> {
     setData: (p, d) => new Promise<void>((res, rej) => client.setData(p, d, -1, cb(res, rej))),
     createEphemeral: (p) => new Promise<string>((res, rej) => client.create(p, null, nzc.CreateMode.EPHEMERAL, cb(res, rej))),
     remove: (p) => new Promise<void>((res, rej) => client.remove(p, -1, cb(res, rej))),
-    close: () => client.close(),
+    close: () =>
+      new Promise<void>((resolve) => {
+        client.once('disconnected', resolve);
+        client.close();
+      }),
   };
 }

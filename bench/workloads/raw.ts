@@ -2,12 +2,18 @@
  * Raw client workloads: ours, node-zookeeper-client and ZooKeeper's Java client on the same
  * server, repetitions interleaved.
  */
+import { execFile } from 'node:child_process';
+import { connect as netConnect } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { CreateMode, ZooKeeper } from '@zk/protocol';
 import type { Bench, Repetition } from '../lib/bench.js';
 import { CLIENT, WORKLOAD } from '../lib/names.js';
-import { measure, median, timed } from '../lib/stats.js';
+import { measure, median, timed, type Sample } from '../lib/stats.js';
 import type { JavaDriver } from '../peers/java.js';
 import { connectNzc, type NzcClient } from '../peers/nzc.js';
+
+const execFileP = promisify(execFile);
 
 /** The clients of the raw workloads. */
 export interface RawClients {
@@ -109,10 +115,13 @@ export async function rawWorkloads(bench: Bench, c: RawClients, base: string): P
     ),
   );
 
-  const nConnect = bench.n(50, 10);
+  // Connect: a loop of new sessions, each closed (and the close awaited) before the next. Warmed
+  // up with 50 connects first: a process connects once or a few times, so the first connects
+  // run cold code; that cost is the cold row below, this one is the steady state.
+  const nConnect = bench.n(200, 40);
   const connects = (open: () => Promise<() => Promise<void> | void>) => (w: boolean) =>
     timed(async () => {
-      const count = w ? 5 : nConnect;
+      const count = w ? 50 : nConnect;
       const latenciesUs: number[] = [];
       for (let i = 0; i < count; i++) {
         const t0 = performance.now();
@@ -122,11 +131,8 @@ export async function rawWorkloads(bench: Bench, c: RawClients, base: string): P
       }
       return { ops: count, latenciesUs };
     });
-  await bench.compare(
-    'raw',
-    WORKLOAD.connect,
-    'connects',
-    three(
+  await bench.compare('raw', WORKLOAD.connect, 'connects', [
+    ...three(
       connects(async () => {
         const client = await ZooKeeper.connect(c.connect, { sessionTimeout: 10_000 });
         return () => client.close();
@@ -135,7 +141,66 @@ export async function rawWorkloads(bench: Bench, c: RawClients, base: string): P
         const client = await connectNzc(c.connect);
         return () => client.close();
       }),
-      (w) => java!.run({ workload: 'connect', count: w ? 5 : nConnect }),
+      (w) => java!.run({ workload: 'connect', count: w ? 50 : nConnect }),
     ),
-  );
+    // What no Node client can go below: a bare net.Socket that writes a ConnectRequest, then a
+    // closeSession once the handshake is answered, and waits for the server to close; no
+    // parsing, no timers, no session object.
+    [CLIENT.socketFloor, connects(() => bareSession(c.connect))],
+  ]);
+
+  // The first connect of a fresh process (what a CLI or a short job pays): a new Node process
+  // per repetition imports the client, connects, closes. Latency: process start to connected;
+  // CPU per op: the process's CPU until connected, module loading included.
+  const nCold = bench.n(10, 4);
+  const cold = (client: 'ours' | 'nzc') => (w: boolean) => coldConnects(client, c.connect, w ? 2 : nCold);
+  await bench.compare('raw', WORKLOAD.coldConnect, 'connects', [[CLIENT.ours, cold('ours')], ...(nzc ? [[CLIENT.nzc, cold('nzc')] as const] : [])]);
+}
+
+/** The handshake of a new session (timeout 10 s), then closeSession (xid 1): fixed bytes. */
+const BARE_HELLO = (() => {
+  const b = Buffer.alloc(4 + 44 + 1);
+  b.writeInt32BE(45, 0); // length; protocolVersion 0, lastZxidSeen 0
+  b.writeInt32BE(10_000, 16); // timeOut; sessionId 0
+  b.writeInt32BE(16, 28); // passwd: 16 zero bytes; readOnly false
+  return b;
+})();
+const BARE_CLOSE = Buffer.from([0, 0, 0, 8, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xf5]);
+
+/** One session on a bare socket (see the floor row); resolves connected with a close function. */
+function bareSession(connectString: string): Promise<() => Promise<void>> {
+  const [host, port] = connectString.split(',')[0]!.split('/')[0]!.split(':') as [string, string];
+  return new Promise((resolve, reject) => {
+    const socket = netConnect({ host, port: Number(port) });
+    socket.setNoDelay(true);
+    const closed = new Promise<void>((done) => socket.once('close', () => done()));
+    socket.once('error', reject);
+    socket.once('connect', () => socket.write(BARE_HELLO));
+    socket.on('end', () => socket.end());
+    socket.once('data', () =>
+      resolve(() => {
+        socket.write(BARE_CLOSE);
+        return closed;
+      }),
+    );
+  });
+}
+
+const COLD_CHILD = fileURLToPath(new URL('../../workloads/cold-connect.mjs', import.meta.url));
+
+/** `count` fresh processes, one connect each (see bench/workloads/cold-connect.mjs). */
+async function coldConnects(client: 'ours' | 'nzc', connectString: string, count: number): Promise<Sample> {
+  const latenciesUs: number[] = [];
+  let cpuUs = 0;
+  let seconds = 0;
+  const importMs: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const { stdout } = await execFileP(process.execPath, [COLD_CHILD, client, connectString], { timeout: 60_000 });
+    const r = JSON.parse(stdout) as { connectedMs: number; cpuUs: number; importMs: number };
+    latenciesUs.push(r.connectedMs * 1000);
+    cpuUs += r.cpuUs;
+    seconds += r.connectedMs / 1000;
+    importMs.push(r.importMs);
+  }
+  return { ops: count, seconds, latenciesUs, cpuUs, metrics: { importMs: median(importMs) } };
 }
