@@ -1,51 +1,29 @@
-import { spawn } from 'node:child_process';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ChannelName, ZooKeeper, type EventMessage } from '@zk/protocol';
 import { Mutex, type Lease } from '@zk/locks';
 import { waitFor } from '../../harness/index.js';
-import { connectString, proxyToServer, TestSpace } from '../../harness/fixtures.js';
+import { connectString, proxyToServer, type TestSpace } from '../../harness/fixtures.js';
+import { holderSuiteHooks, startHolder } from './holder-process.js';
 
 let space: TestSpace;
 
-beforeEach(() => {
-  space = new TestSpace();
-});
-
-const children = new Set<import('node:child_process').ChildProcess>();
-
-afterEach(async () => {
-  for (const child of children) child.kill('SIGKILL'); // a failed test leaves no holder behind
-  children.clear();
-  expect((await space.close()).leakedWatches).toBe(0);
-});
+holderSuiteHooks((s) => (space = s));
 
 describe('locks - holders that die', () => {
   it('a holder killed with SIGKILL hands the lock to the next waiter once its session times out', async () => {
     await space.admin();
-    const child = spawn(process.execPath, [fileURLToPath(new URL('./holder.mjs', import.meta.url)), `${connectString()}${space.root}`, '/locks/k', '2000'], { stdio: ['ignore', 'pipe', 'inherit'] });
-    children.add(child);
-    const held = await new Promise<{ token: bigint; timeout: number }>((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /HELD (\d+) (\d+)/.exec(out);
-        if (m) resolve({ token: BigInt(m[1]!), timeout: Number(m[2]) });
-      });
-      child.once('exit', (code) => reject(new Error(`holder exited with ${code} before holding`)));
-    });
+    const held = await startHolder(fileURLToPath(new URL('./holder.mjs', import.meta.url)), [`${connectString()}${space.root}`, '/locks/k', '2000'], 'HELD');
     const zk = await space.client();
     const waiting = new Mutex(zk, '/locks/k').acquire({ timeout: 30_000 });
-    const exited = new Promise((r) => child.once('exit', r));
     const killedAt = Date.now();
-    child.kill('SIGKILL');
-    await exited;
+    await held.kill();
     const lease = await waiting;
     const waited = Date.now() - killedAt;
     expect(lease.fencingToken > held.token).toBe(true);
     // No closeSession was sent: the lock passes only when the server expires the session.
-    expect(waited).toBeGreaterThanOrEqual(held.timeout * 0.8);
+    expect(waited).toBeGreaterThanOrEqual(held.sessionTimeout * 0.8);
     await lease.release();
   });
 });

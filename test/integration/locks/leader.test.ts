@@ -3,26 +3,18 @@
  * one participant woken per change, hand-over after a SIGKILL, the signal before anyone else
  * leads on a cut link, nothing left behind by timeouts, aborts and close, and bad input.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ChannelName, InvalidArgumentError, ZooKeeper, type EventMessage } from '@zk/protocol';
 import { LeaderLatch, LeaderSelector, LeaseLostError, LockAbortedError, LockStateError, LockTimeoutError, type Leadership, type LeadershipChange } from '@zk/locks';
 import { waitFor } from '../../harness/index.js';
-import { proxyToServer, connectString, TestSpace } from '../../harness/fixtures.js';
+import { proxyToServer, connectString, type TestSpace } from '../../harness/fixtures.js';
+import { holderSuiteHooks, startHolder } from './holder-process.js';
 
 let space: TestSpace;
-const children: ChildProcess[] = [];
 
-beforeEach(() => {
-  space = new TestSpace();
-});
-
-afterEach(async () => {
-  for (const child of children.splice(0)) child.kill('SIGKILL');
-  expect((await space.close()).leakedWatches).toBe(0);
-});
+holderSuiteHooks((s) => (space = s));
 
 /** A promise with its resolve function outside (Promise.withResolvers is Node 22). */
 function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
@@ -196,31 +188,20 @@ describe('LeaderLatch', () => {
   });
 
   it('a leader killed with SIGKILL hands leadership over once its session times out', async () => {
-    const script = fileURLToPath(new URL('./leader-holder.mjs', import.meta.url));
     await space.admin();
-    const child = spawn(process.execPath, [script, `${connectString()}${space.root}`, '/election/kill', '2000'], { stdio: ['ignore', 'pipe', 'inherit'] });
-    children.push(child);
-    const line = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
-        if (out.includes('\n')) resolve(out.split('\n')[0]!);
-      });
-      child.once('exit', (code) => reject(new Error(`leader exited ${code}`)));
-    });
-    const [, token, timeout] = line.split(' ');
+    const leader = await startHolder(fileURLToPath(new URL('./leader-holder.mjs', import.meta.url)), [`${connectString()}${space.root}`, '/election/kill', '2000'], 'LEADS');
     const latch = new LeaderLatch(await space.client(), '/election/kill', { id: 'survivor' });
     latch.start();
     await waitFor('queued', async () => (await nodes('/election/kill')).length === 2 || undefined);
     expect(latch.hasLeadership).toBe(false);
     const t0 = performance.now();
-    child.kill('SIGKILL');
+    await leader.kill();
     const leadership = await latch.leadership({ timeout: 30_000 });
     const ms = performance.now() - t0;
-    expect(leadership.fencingToken).toBeGreaterThan(BigInt(token!));
+    expect(leadership.fencingToken).toBeGreaterThan(leader.token);
     // After the negotiated timeout (the server's tick rounds it up), well before twice that.
-    expect(ms).toBeGreaterThan(Number(timeout) * 0.6);
-    expect(ms).toBeLessThan(Number(timeout) * 3);
+    expect(ms).toBeGreaterThan(leader.sessionTimeout * 0.6);
+    expect(ms).toBeLessThan(leader.sessionTimeout * 3);
     await latch.close();
   }, 30_000);
 

@@ -5,32 +5,23 @@
  * times out, the lease signal on a cut link, a shared count raising and lowering the limit, and
  * bad input refused before anything is sent.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ChannelName, InvalidArgumentError, ZooKeeper, type RequestStartMessage } from '@zk/protocol';
 import { LeaseLostError, LockAbortedError, LockTimeoutError, Semaphore, SemaphoreMutex, SharedCount, SharedCountError, type Lease } from '@zk/locks';
 import { waitFor } from '../../harness/index.js';
-import { connectString, proxyToServer, TestSpace } from '../../harness/fixtures.js';
+import { connectString, proxyToServer, type TestSpace } from '../../harness/fixtures.js';
+import { holderSuiteHooks, startHolder } from './holder-process.js';
 
 const PARTICIPANT = fileURLToPath(new URL('../../interop/semaphore-participant.mjs', import.meta.url));
 /** A v4 UUID, as node:crypto's randomUUID() (and Java's UUID.randomUUID()) make them. */
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';
 
 let space: TestSpace;
-const children = new Set<ChildProcess>();
 
-beforeEach(() => {
-  space = new TestSpace();
-});
-
-afterEach(async () => {
-  for (const child of children) child.kill('SIGKILL'); // a failed test leaves no holder behind
-  children.clear();
-  expect((await space.close()).leakedWatches).toBe(0);
-});
+holderSuiteHooks((s) => (space = s));
 
 /** The children of `path` (sorted), or [] when it does not exist. */
 async function ls(path: string): Promise<string[]> {
@@ -261,30 +252,18 @@ describe('semaphore - permits', () => {
 describe('semaphore - holders that die or are cut off', () => {
   it('a holder killed with SIGKILL hands its permit over once its session times out', async () => {
     await space.admin();
-    const child = spawn(process.execPath, [PARTICIPANT, `${connectString()}${space.root}`, '/sem/k', 'fixed', '1', '-', 'hold', tmpdir(), 'n-holder', '2000'], { stdio: ['pipe', 'pipe', 'inherit'] });
-    children.add(child);
-    const held = await new Promise<{ token: bigint; timeout: number }>((resolve, reject) => {
-      let out = '';
-      child.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /TOKEN (\d+) (\d+)/.exec(out);
-        if (m) resolve({ token: BigInt(m[1]!), timeout: Number(m[2]) });
-      });
-      child.once('exit', (code) => reject(new Error(`holder exited with ${code} before holding`)));
-    });
+    const held = await startHolder(PARTICIPANT, [`${connectString()}${space.root}`, '/sem/k', 'fixed', '1', '-', 'hold', tmpdir(), 'n-holder', '2000'], 'TOKEN');
     const zk = await space.client();
     const waiting = new Semaphore(zk, '/sem/k', { maxLeases: 1 }).acquire({ timeout: 30_000 });
     await until('/sem/k/leases', 2);
-    const exited = new Promise((r) => child.once('exit', r));
     const killedAt = Date.now();
-    child.kill('SIGKILL');
-    await exited;
+    await held.kill();
     const lease = await waiting;
     const waited = Date.now() - killedAt;
-    console.log(`semaphore: permit of a SIGKILLed holder (session timeout ${held.timeout} ms) handed over after ${waited} ms`);
+    console.log(`semaphore: permit of a SIGKILLed holder (session timeout ${held.sessionTimeout} ms) handed over after ${waited} ms`);
     expect(lease.fencingToken > held.token).toBe(true);
     // No closeSession was sent: the permit passes only when the server expires the session.
-    expect(waited).toBeGreaterThanOrEqual(held.timeout * 0.8);
+    expect(waited).toBeGreaterThanOrEqual(held.sessionTimeout * 0.8);
     await lease.release();
   });
 
