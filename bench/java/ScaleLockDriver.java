@@ -7,7 +7,8 @@
 //
 // waiters: <sessions> Curator clients; one InterProcessMutex on <path> held by the first, then
 //   <count> threads, thread i blocking in acquire() of its own InterProcessMutex on client
-//   i % sessions. Once <path> has <count> + 1 children the holder releases, and each waiter
+//   i % sessions, started 100 at a time (the next 100 once the queue holds the previous ones).
+//   Once <path> has <count> + 1 children the holder releases, and each waiter
 //   releases as soon as it holds: the figure is the hand-offs, from the holder's release until
 //   the last waiter has released.
 // locks: one Curator client; <count> InterProcessMutexes on <path>/0 .. <path>/<count - 1>,
@@ -44,6 +45,8 @@ public final class ScaleLockDriver {
   /** A point's time limit: a base plus this much per lock or waiter (10,000 waiters list a long queue on every hand-off). */
   private static final long WAIT_BASE_MS = 120_000;
   private static final long WAIT_PER_ITEM_MS = 30;
+  /** Waiters are queued this many at a time, as ours are (bench/workloads/scale-child.ts says why). */
+  private static final int QUEUE_BATCH = 100;
 
   public static void main(String[] args) {
     if (args.length != 5) {
@@ -97,6 +100,7 @@ public final class ScaleLockDriver {
     holder.acquire();
     long[] mem0 = memory();
     CountDownLatch done = new CountDownLatch(count);
+    long deadline = System.currentTimeMillis() + deadlineMs(count);
     AtomicReference<Throwable> failed = new AtomicReference<>();
     List<Thread> threads = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
@@ -119,12 +123,7 @@ public final class ScaleLockDriver {
         throw new IllegalStateException("thread " + (i + 1) + " of " + count + " could not start: " + e.getMessage(), e);
       }
       threads.add(t);
-    }
-    long deadline = System.currentTimeMillis() + deadlineMs(count);
-    while (clients.get(0).checkExists().forPath(path).getNumChildren() < count + 1) {
-      if (failed.get() != null) throw new IllegalStateException("a waiter failed while queueing", failed.get());
-      if (System.currentTimeMillis() > deadline) throw new IllegalStateException("the queue did not reach " + (count + 1) + " nodes in time");
-      Thread.sleep(10);
+      if (threads.size() % QUEUE_BATCH == 0 || threads.size() == count) queued(clients.get(0), path, threads.size() + 1, deadline, failed);
     }
     long[] mem = memory();
     int liveThreads = Thread.activeCount();
@@ -136,6 +135,15 @@ public final class ScaleLockDriver {
     long cpu = cpuUs() - cpu0;
     if (failed.get() != null) throw new IllegalStateException("a waiter failed", failed.get());
     return json(count, seconds, cpu, mem[0] - mem0[0], mem[1] - mem0[1], liveThreads);
+  }
+
+  /** Waits until `path` has `n` children (polled: a listing of 10,000 names per check would load the server). */
+  private static void queued(CuratorFramework client, String path, int n, long deadline, AtomicReference<Throwable> failed) throws Exception {
+    while (client.checkExists().forPath(path).getNumChildren() < n) {
+      if (failed.get() != null) throw new IllegalStateException("a waiter failed while queueing", failed.get());
+      if (System.currentTimeMillis() > deadline) throw new IllegalStateException("the queue did not reach " + n + " nodes in time");
+      Thread.sleep(10);
+    }
   }
 
   private static String locks(String connect, List<CuratorFramework> clients, String path, int count, int inFlight) throws Exception {

@@ -74,6 +74,16 @@ async function childrenReach(zk: ZooKeeper, path: string, n: number): Promise<vo
 }
 
 /**
+ * Waiters are queued this many at a time (the next batch once the previous one's nodes are all
+ * there), by ours and by Curator alike. 10,000 queued at once over 10 sessions put 1,000 requests
+ * each behind the server's growing listings (each waiter lists the queue when it joins); ours
+ * then found no reply dated within 2/3 of the 10 s session timeout and dropped connections
+ * (connection/liveness.ts), where the Java client, whose read timeout any received byte resets,
+ * waited. The curve measures the queue held, not that burst.
+ */
+const QUEUE_BATCH = 100;
+
+/**
  * `count` waiters, each its own Mutex, spread over `sessions` sessions and queued behind one
  * holder; then the holder releases and each waiter releases as soon as it holds.
  */
@@ -83,13 +93,22 @@ async function waiters(connect: string, path: string, count: number, sessions: n
     const holder = await new Mutex(clients[0]!, path).acquire();
     const [heap0, rss0] = memory();
     const wakes = { owners: [] as Array<[string, bigint]> };
-    const done = Array.from({ length: count }, async (_, i) => {
-      const zk = clients[i % sessions]!;
-      const lease = await new Mutex(zk, path).acquire();
-      wakes.owners.push([lease.node, zk.sessionId]);
-      await lease.release();
-    });
-    await childrenReach(clients[0]!, path, count + 1);
+    const done: Array<Promise<void>> = [];
+    // Queued QUEUE_BATCH at a time (see QUEUE_BATCH); should anything throw, the waiters fail
+    // as the sessions close, which is not news.
+    for (let queued = 0; queued < count; ) {
+      for (const end = Math.min(count, queued + QUEUE_BATCH); queued < end; queued++) {
+        const zk = clients[queued % sessions]!;
+        const d = (async () => {
+          const lease = await new Mutex(zk, path).acquire();
+          wakes.owners.push([lease.node, zk.sessionId]);
+          await lease.release();
+        })();
+        d.catch(() => undefined);
+        done.push(d);
+      }
+      await childrenReach(clients[0]!, path, queued + 1);
+    }
     const [heap, rss] = memory();
     // Counting starts with the queue complete: the holder's release is the first hand-off.
     const counter = countWakes();
