@@ -226,6 +226,7 @@ export const CURVE_KEYS: Readonly<Record<CurveName, ReadonlyArray<{ readonly met
   [CURVE.reconnectWatches]: [{ metric: 'rearmMs', label: 're-arm time after a cut, ms' }],
   [CURVE.sessions]: [
     { metric: 'heapKiBPerSession', label: 'heap per session, KiB' },
+    { metric: 'rssKiBPerSession', label: 'resident memory per session, KiB' },
     { metric: 'connectMs', label: 'connect time of the lot, ms' },
   ],
 };
