@@ -51,6 +51,10 @@ describe('semaphore - permits', () => {
     let inside = 0;
     let maxInside = 0;
     const tokens = new Set<bigint>();
+    // A holder keeps its permit until a second holder is inside (at most 2 s), so that sharing
+    // shows however slowly a loaded machine schedules the sessions.
+    let shared!: () => void;
+    const sharing = new Promise<void>((resolve) => (shared = resolve));
     await Promise.all(
       clients.map(async (zk) => {
         const semaphore = new Semaphore(zk, '/sem/a', { maxLeases: 3 });
@@ -58,7 +62,11 @@ describe('semaphore - permits', () => {
           await using lease = await semaphore.acquire();
           inside++;
           maxInside = Math.max(maxInside, inside);
+          if (inside >= 2) shared();
           tokens.add(lease.fencingToken);
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([sharing, new Promise((r) => (timer = setTimeout(r, 2000)))]);
+          clearTimeout(timer);
           await new Promise((r) => setTimeout(r, 2)); // the work done with the permit
           inside--;
         }
