@@ -27,6 +27,7 @@ import { leaderWorkloads } from './workloads/leader.js';
 import { lockWorkloads } from './workloads/locks.js';
 import { rawWorkloads } from './workloads/raw.js';
 import { scaleWorkloads } from './workloads/scale.js';
+import { clientScaleWorkloads } from './workloads/scale-client.js';
 import { semaphoreWorkloads } from './workloads/semaphore.js';
 
 const args = process.argv.slice(2);
@@ -93,6 +94,7 @@ async function pass(connect: string, full: boolean): Promise<void> {
     await semaphoreWorkloads(bench, connect, java, base);
     await leaderWorkloads(bench, connect, java !== undefined, base);
     if (full) await scaleWorkloads(bench, connect, base, java !== undefined);
+    if (full) await clientScaleWorkloads(bench, connect, zk, base, java !== undefined);
     if (full) await cacheWorkloads(bench, connect, zk, java !== undefined, base);
   } finally {
     nzc?.close();
