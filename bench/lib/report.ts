@@ -292,7 +292,8 @@ const value = (v: number | undefined) => (v === undefined || !Number.isFinite(v)
 function renderCurves(rows: readonly Row[], meta: ReportMeta): string[] {
   const all = curves(rows);
   if (!all.length) return [];
-  const out = ['', '### Scale curves', '', 'Medians over the repetitions; each cell is one point of the curve. Ratios are ours / peer.'];
+  const reps = [...new Set(rows.filter((r) => parseCurvePoint(r.workload)).map((r) => r.summary.reps))].sort((a, b) => a - b);
+  const out = ['', '### Scale curves', '', `Medians over ${reps.join(' or ')} repetition${reps.length === 1 && reps[0] === 1 ? '' : 's'} per point (the scale workloads run at most 3); each cell is one point of the curve. Ratios are ours / peer.`];
   for (const c of all) {
     const ours = c.clients.find(isOurs);
     const columns: Array<[string, string]> = [['perSecond', `${c.unit}/s`], ['cpuPerOp', 'CPU µs/op'], ...c.metrics.map((m): [string, string] => [m, m])];
