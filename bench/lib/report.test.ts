@@ -75,11 +75,13 @@ describe('bench report - targets', () => {
     expect(verdict([latch(0, 1)], 'LeaderLatch, 100 participants')).toBe('missed');
   });
 
-  it('waiters: every point of the curve must wake exactly one waiter per release', () => {
+  it('waiters: every point of the curve must wake at most one waiter per release', () => {
     const w = (n: number, wakes: number) => row(curvePoint(CURVE.waiters, n), CLIENT.ours, 800, { metrics: { waiterNotificationsPerRelease: wakes } });
     const target = 'waiters on one lock, every point';
     expect(verdict([w(100, 1), w(1000, 1)], target)).toBe('met');
     expect(verdict([w(100, 1), w(1000, 1.001)], target)).toBe('missed');
+    // A hand-off needs no notification when the waiter finds its predecessor gone as it sets the watch.
+    expect(verdict([w(100, 0.99), w(1000, 1)], target)).toBe('met');
     // A point of another pass does not count; no point at all is not measured.
     expect(verdict([w(100, 1), row(`${curvePoint(CURVE.waiters, 1000)} (3-node)`, CLIENT.ours, 1, { metrics: { waiterNotificationsPerRelease: 2 } })], target)).toBe('met');
     expect(verdict([], target)).toBe('not measured');
@@ -117,9 +119,9 @@ describe('bench report - scale curves', () => {
     ({ ...row(curvePoint(curve, n) + suffix, client, perSec, { metrics }), group: 'scale', unit: 'hand-offs' }) as Row;
   const rows = [
     point(CURVE.waiters, 1000, CLIENT.ours, 400, { heapKiBPerWaiter: 5 }),
-    point(CURVE.waiters, 1000, CLIENT.curator, 200, { heapKiBPerWaiter: 10, threads: 1012 }),
-    point(CURVE.waiters, 100, CLIENT.curator, 300, { heapKiBPerWaiter: 20, threads: 112 }),
-    point(CURVE.waiters, 100, CLIENT.ours, 600, { heapKiBPerWaiter: 8 }),
+    point(CURVE.waiters, 1000, CLIENT.curator, 200, { threads: 1012, heapKiBPerWaiter: 10 }),
+    point(CURVE.waiters, 100, CLIENT.curator, 300, { threads: 112, heapKiBPerWaiter: 20 }),
+    point(CURVE.waiters, 100, CLIENT.ours, 600, { sample: 5, heapKiBPerWaiter: 8 }),
     point(CURVE.waiters, 10_000, CLIENT.ours, 100, { heapKiBPerWaiter: 4 }),
     point(CURVE.waiters, 100, CLIENT.ours, 50, { heapKiBPerWaiter: 9 }, ' (3-node)'),
     row(WORKLOAD.get1, CLIENT.ours, 8000),
@@ -139,9 +141,10 @@ describe('bench report - scale curves', () => {
     const md = renderMarkdown(rows, { ...meta, skipped: { [`${CLIENT.curator}, ${CURVE.waiters}: n >= 10,000`]: 'thread 9,001 of 10,000 could not start' } });
     expect(md).toContain('#### waiters on one lock\n');
     expect(md).toContain('#### waiters on one lock (3-node)');
-    expect(md).toContain('| n | hand-offs/s ours | hand-offs/s Curator | hand-offs/s ours / Curator | CPU µs/op ours | CPU µs/op Curator | CPU µs/op ours / Curator | heapKiBPerWaiter ours | heapKiBPerWaiter Curator | heapKiBPerWaiter ours / Curator | threads Curator |');
-    expect(md).toContain('| 100 | 600 | 300 | 2.00x | 10.00 | 10.00 | 1.00x | 8.00 | 20.00 | 0.40x | 112 |');
-    expect(md).toContain('| 10,000 | 100 | - | - | 10.00 | - | - | 4.00 | - | - | - |');
+    // Key costs first whatever order the metrics came in; no ratio for a count both report (sample).
+    expect(md).toContain('| n | hand-offs/s ours | hand-offs/s Curator | hand-offs/s ours / Curator | CPU µs/op ours | CPU µs/op Curator | CPU µs/op ours / Curator | heapKiBPerWaiter ours | heapKiBPerWaiter Curator | heapKiBPerWaiter ours / Curator | threads Curator | sample ours |');
+    expect(md).toContain('| 100 | 600 | 300 | 2.00x | 10.00 | 10.00 | 1.00x | 8.00 | 20.00 | 0.40x | 112 | 5.00 |');
+    expect(md).toContain('| 10,000 | 100 | - | - | 10.00 | - | - | 4.00 | - | - | - | - |');
     expect(md).toContain('Not run: Curator, waiters on one lock: n >= 10,000 (thread 9,001 of 10,000 could not start).');
     // The generic tables hold the other rows only.
     expect(md).toContain('### Raw client');

@@ -165,11 +165,13 @@ export function evaluateTargets(rows: readonly Row[]): TargetResult[] {
   // Every repetition of every point of the waiters curve (the standalone pass).
   const waiterRows = rows.filter((r) => r.client === CLIENT.ours && parseCurvePoint(r.workload)?.curve === CURVE.waiters && parseCurvePoint(r.workload)?.suffix === '');
   const wakes = waiterRows.map((r) => r.summary.metrics['waiterNotificationsPerRelease']);
+  // At most one: a hand-off may need none, when a waiter finds its predecessor gone as it sets
+  // the watch (it lists again and holds), so a repetition can show 0.99.
   add(
-    'waiters on one lock, every point: exactly one waiter notification per release',
+    'waiters on one lock, every point: at most one waiter notification per release (no herd)',
     waiterRows.length ? [Math.min(...wakes.map((m) => m?.min ?? NaN)), Math.max(...wakes.map((m) => m?.max ?? NaN))] : [undefined],
     ([min, max]) => `${min === max ? dec(min, 3) : `${dec(min, 3)}-${dec(max, 3)}`} at n = ${waiterRows.map((r) => parseCurvePoint(r.workload)!.n.toLocaleString('en-US')).join(', ')}`,
-    ([min, max]) => Math.abs(min! - 1) < 1e-6 && Math.abs(max! - 1) < 1e-6,
+    ([, max]) => max! <= 1 + 1e-6,
   );
 
   // Issue 13: leader failover within the session timeout plus one round trip, every time (the
@@ -296,7 +298,10 @@ function renderCurves(rows: readonly Row[], meta: ReportMeta): string[] {
   const out = ['', '### Scale curves', '', `Medians over ${reps.join(' or ')} repetition${reps.length === 1 && reps[0] === 1 ? '' : 's'} per point (the scale workloads run at most 3); each cell is one point of the curve. Ratios are ours / peer.`];
   for (const c of all) {
     const ours = c.clients.find(isOurs);
-    const columns: Array<[string, string]> = [['perSecond', `${c.unit}/s`], ['cpuPerOp', 'CPU µs/op'], ...c.metrics.map((m): [string, string] => [m, m])];
+    // The chart's key costs first; ratios only for the rate, CPU and those (not for counts such as a sample's size).
+    const keys = CURVE_KEYS[c.curve].map((k) => k.metric);
+    const metrics = [...keys.filter((m) => c.metrics.includes(m)), ...c.metrics.filter((m) => !keys.includes(m))];
+    const columns: Array<[string, string]> = [['perSecond', `${c.unit}/s`], ['cpuPerOp', 'CPU µs/op'], ...metrics.map((m): [string, string] => [m, m])];
     const head = ['n'];
     const cells: Array<(n: number) => string> = [];
     for (const [metric, label] of columns) {
@@ -305,7 +310,7 @@ function renderCurves(rows: readonly Row[], meta: ReportMeta): string[] {
         head.push(`${label} ${client}`);
         cells.push((n) => (metric === 'perSecond' ? rate : value)(curveValue(c.row(n, client), metric)));
       }
-      if (!ours || !has.includes(ours)) continue;
+      if (!ours || !has.includes(ours) || !(metric === 'perSecond' || metric === 'cpuPerOp' || keys.includes(metric))) continue;
       for (const peer of has.filter((p) => !isOurs(p))) {
         head.push(`${label} ours / ${peer}`);
         cells.push((n) => x(ratio(curveValue(c.row(n, ours), metric), curveValue(c.row(n, peer), metric))));

@@ -146,7 +146,7 @@ export function renderScaleSvg(rows: readonly Row[], meta: ReportMeta): string |
   const parts: string[] = [];
   const text = (tx: number, ty: number, s: string, attrs = '') => parts.push(`<text x="${tx}" y="${ty}"${attrs ? ` ${attrs}` : ''}>${escapeXml(s)}</text>`);
   const reps = [...new Set(curves(rows).flatMap((c) => c.ns.flatMap((n) => c.clients.map((client) => c.row(n, client)?.summary.reps ?? 0))))].filter((r) => r > 0).sort((a, b) => a - b);
-  text(10, 30, `@zk bench scale curves, ${meta.date.slice(0, 19).replace('T', ' ')}: ${meta.server}, Node ${meta.node}, ${reps.join(' or ')} repetitions per point`, 'font-size="15" font-weight="bold"');
+  text(10, 30, `@zk bench scale curves, ${meta.date.slice(0, 19).replace('T', ' ')}: ${meta.server}, Node ${meta.node}, ${reps.join(' or ')} repetition${reps.length === 1 && reps[0] === 1 ? '' : 's'} per point`, 'font-size="15" font-weight="bold"');
   const clients = [...new Set(panels.flatMap((p) => p.lines.map((l) => l.client)))].sort((a, b) => order(a) - order(b));
   let lx = 10;
   for (const c of clients) {
