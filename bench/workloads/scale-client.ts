@@ -201,9 +201,9 @@ async function proxyStamps(proxy: LineChild): Promise<{ cutNs: bigint; dialNs: b
  * nodes changed (each must fire: a client that re-armed nothing would fail here, not post a fast
  * time). ops: watches; seconds: cut until the request returned (rearmMs). dialMs: cut until the
  * client's new connection reached the proxy (its reconnect delay: none for ours; the Java client
- * sleeps a random 0-1 s before every reconnect, and 1 s more when it has tried every server of its
- * connect string since the last success, here the only one); afterDialMs the rest, which grows
- * with n. watchesOnServer: `wchs` total less the same before the session (no figure without the
+ * 3.8 sleeps 100 ms in ClientCnxnSocketNIO.cleanup, a random 0-1 s before every reconnect, and
+ * 1 s more when it has tried every server of its connect string since the last success, here the
+ * only one: 1.2-2 s measured); afterDialMs the rest, which grows with n. watchesOnServer: `wchs` total less the same before the session (no figure without the
  * four-letter words).
  */
 async function rewatchSample(ctx: WatchContext, n: number, baseline: number | undefined, s: Stamps, setMs: number, fired: (k: number) => Promise<{ fired: number; other: number }>): Promise<Sample> {
