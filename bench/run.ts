@@ -66,7 +66,9 @@ if (pinned && !inherited) {
 const bench = new Bench(reps, quick ? 0.2 : 1, only ? new RegExp(only) : undefined);
 if (!(globalThis as { gc?: unknown }).gc) process.stderr.write('note: run node with --expose-gc for steadier heap figures\n');
 const started: ZooKeeperEnsemble[] = [];
-const serverOptions = { own: true, jvmOptions: ['-Xmx1g'], ...(pinned ? { cpus: serverCpus } : {}) } as const;
+// An accept queue of 1,024 (ZooKeeper leaves the JVM's 50 by default): 1,000 sessions dialing
+// at once would otherwise overflow it, and the kernel retries a dropped SYN only after a second.
+const serverOptions = { own: true, jvmOptions: ['-Xmx1g'], config: { clientPortListenBacklog: 1024 }, ...(pinned ? { cpus: serverCpus } : {}) } as const;
 let serverDescription = 'external';
 const versions: Record<string, string> = { 'node-zookeeper-client': '1.1.3' };
 

@@ -189,6 +189,10 @@ export class TcpProxy {
     }
     this.#accepted++;
     const server = connect({ ...this.#target, allowHalfOpen: true });
+    // Both ends set TCP_NODELAY; with Nagle on the proxy's own legs a second small write waited
+    // for the peer's delayed ACK (~40 ms), a delay the direct path does not have.
+    client.setNoDelay(true);
+    server.setNoDelay(true);
     const lane = (to: Socket): Lane => ({ to, held: [], line: [], timer: undefined, holed: false });
     const pair: Pair = {
       client,
