@@ -4,6 +4,7 @@
 import { NoNodeError, ZooKeeperError, type Transaction, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
 import { LeaseLostError, NotHeldError, RevocationRequestedError } from './errors.js';
 import { connected, deleteGuaranteed } from './internal/engine.js';
+import { watchProof } from './internal/proof.js';
 import { isRevokeMessage } from './revocation.js';
 
 /** @internal What every handle of one hold shares. */
@@ -137,10 +138,10 @@ export interface GuardOptions {
   /**
    * How long the session may stay `suspended` before the lease is considered at risk, ms.
    * Default: a sixth of the negotiated session timeout. 0 aborts at the first disconnect.
-   * Whatever the grace, the lease is given up no later than a sixth of the timeout before the
-   * earliest moment the ensemble may expire the session (`zk.expiryDeadline`: one timeout after
-   * the send time of the newest request a server answered), so the signal aborts before any other
-   * client can take the lock. Only a reconnect that a server answered ends the grace period; a
+   * Whatever the grace, and connected or not, the lease is given up no later than a sixth of the
+   * timeout before the earliest moment the ensemble may expire the session (`zk.expiryDeadline`:
+   * one timeout after the send time of the newest request a server answered), so the signal
+   * aborts before any other client can take the lock. Only a reconnect that a server answered ends the grace period; a
    * handshake alone does not (see the protocol README's state section).
    */
   suspendedGrace?: number | undefined;
@@ -158,6 +159,9 @@ export function guard(zk: ZooKeeper, lockPath: string, nodePath: string, fencing
     if (!controller.signal.aborted) controller.abort(new LeaseLostError(lockPath, `lease on ${lockPath} lost: ${why}`, { cause }));
   };
   const grace = options.suspendedGrace ?? Math.floor(zk.sessionTimeout / 6);
+  // Connected, but the newest answered request is old (a server answering a deep backlog): the
+  // same deadline as while suspended (see internal/proof.ts).
+  const offProof = watchProof(zk, lose);
   const offState = zk.onStateChange((state) => {
     if (state === 'suspended') {
       if (grace <= 0) return lose('connection lost');
@@ -209,6 +213,7 @@ export function guard(zk: ZooKeeper, lockPath: string, nodePath: string, fencing
     async end() {
       core.released = true;
       offState();
+      offProof();
       if (timer) clearTimeout(timer);
       onEnd();
       const lost = controller.signal.aborted;

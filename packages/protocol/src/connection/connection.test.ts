@@ -636,6 +636,45 @@ describe('connection - liveness', () => {
     expect(events.closes).toEqual([]);
   });
 
+  it('connection - a server working through a backlog (answers arriving, to requests sent long ago) keeps the connection; nothing fails', async () => {
+    // One answer every 40 ms in arrival order, pings included, as a server does with a deep
+    // queue of one session's listings: 40 reads sent at once take 1.6 s, past 2T/3 (400 ms) and
+    // past T after the newest of them was sent. Dating death by send time dropped this connection.
+    const queue: Array<{ xid: number }> = [];
+    let pacer: NodeJS.Timeout | undefined;
+    const server = await startServer({
+      handshake: () => ({ timeOut: 600, sessionId: 1n }),
+      onRequest: (req, c) => {
+        queue.push(req);
+        pacer ??= setInterval(() => {
+          const next = queue.shift();
+          if (next) c.reply({ xid: next.xid, zxid: 5n, err: 0, body: bytes().buf(Buffer.from('x')).build() });
+        }, 40);
+      },
+    });
+    try {
+      const events = recorder();
+      const conn = await Connection.open(options(server), events.handlers);
+      connections.push(conn);
+      const sentAt = performance.now();
+      const reads = Array.from({ length: 40 }, () =>
+        conn.request(OpCode.getData, (w) => w.writeUString('/a').writeBool(false), (r: JuteReader) => r.readBuffer()),
+      );
+      const lags: number[] = [];
+      for (const read of reads) {
+        await read;
+        lags.push(performance.now() - conn.lastHeard);
+      }
+      expect(performance.now() - sentAt).toBeGreaterThan(600);
+      expect(conn.closed).toBe(false);
+      expect(events.closes).toEqual([]);
+      // The proof did lag: the newest answered request was sent more than T ago when the last answer came.
+      expect(lags[lags.length - 1]).toBeGreaterThan(600);
+    } finally {
+      clearInterval(pacer);
+    }
+  });
+
   it('connection - over about one second with T = 300 ms, pings come no more often than every T/3', async () => {
     const server = await startServer({
       handshake: () => ({ timeOut: 300, sessionId: 1n }),

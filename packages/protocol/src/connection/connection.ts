@@ -349,7 +349,7 @@ export class Connection {
   // A reply to a request written at `sentAt`: the server heard us no earlier than that.
   #heard(sentAt: number): void {
     if (sentAt > this.#lastHeard) this.#lastHeard = sentAt;
-    this.#liveness.received(sentAt);
+    this.#liveness.received();
   }
 
   #onData(chunk: Buffer): void {

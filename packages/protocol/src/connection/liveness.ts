@@ -1,11 +1,17 @@
 /**
  * Liveness of one connection, from the negotiated session timeout T:
  * - ping when nothing was sent for min(T/3, 10 s), so the server hears from us well within T;
- * - declare the connection dead when no reply has shown for 2T/3 that the server heard us, leaving
+ * - declare the connection dead when no reply to a request or ping has arrived for 2T/3, leaving
  *   the last third of the session's life to reconnect to another server before the ensemble
- *   expires it. "Heard" is dated by the *send* time of the newest answered request or ping (the
- *   server received it no earlier), not by the arrival of bytes: a server that sends bytes but
- *   answers nothing (a stream of garbage, notifications only) does not keep a connection alive.
+ *   expires it. Only replies count, not bytes: a server that sends bytes but answers nothing (a
+ *   stream of garbage, notifications only) does not keep a connection alive. A reply counts when
+ *   it arrives, even to a request sent long ago: a server working through a deep backlog of this
+ *   session's requests (thousands of queued listings) is serving the connection, and dropping it
+ *   would fail every one of them and queue them all again on the next. What a reply proves about
+ *   the session's expiry is dated by its request's send time, by the session
+ *   (`Session.expiryDeadline`), and holders of leases act on that, connected or not.
+ *   (Until issue 16, death too was dated by send time; 10,000 waiters queued at once over 10
+ *   sessions then dropped every connection behind the server's backlog.)
  *
  * The Java client (`ClientCnxn.SendThread.run`, 3.8) has a read timeout of 2T/3 (dead when
  * nothing was heard for that long) and pings when `readTimeout / 2 - idleSend`, less one second
@@ -44,8 +50,8 @@ export class Liveness {
   readonly #pingAfter: number;
   readonly #deadAfter: number;
   #lastSent: number;
-  /** Send time of the newest answered request (construction time until the first reply). */
-  #lastHeard: number;
+  /** When the newest reply arrived (construction time until the first reply). */
+  #lastReply: number;
   #timer: unknown;
   #stopped = false;
 
@@ -54,7 +60,7 @@ export class Liveness {
     this.#clock = clock;
     this.#pingAfter = Math.max(1, Math.min(MAX_PING_INTERVAL, Math.floor(sessionTimeout / 3)));
     this.#deadAfter = Math.max(1, Math.floor((sessionTimeout * 2) / 3));
-    this.#lastSent = this.#lastHeard = clock.now();
+    this.#lastSent = this.#lastReply = clock.now();
     this.#arm();
   }
 
@@ -63,9 +69,9 @@ export class Liveness {
     return (this.#lastSent = this.#clock.now());
   }
 
-  /** Call when a reply arrived to a request written at `sentAt` (default: now): the server heard us then. */
-  received(sentAt: number = this.#clock.now()): void {
-    if (sentAt > this.#lastHeard) this.#lastHeard = sentAt;
+  /** Call when a reply to a request or ping arrived. */
+  received(): void {
+    this.#lastReply = this.#clock.now();
   }
 
   /** Stops the timers for good. */
@@ -78,7 +84,7 @@ export class Liveness {
   #arm(): void {
     if (this.#stopped) return;
     const now = this.#clock.now();
-    const next = Math.min(this.#lastSent + this.#pingAfter, this.#lastHeard + this.#deadAfter);
+    const next = Math.min(this.#lastSent + this.#pingAfter, this.#lastReply + this.#deadAfter);
     this.#timer = this.#clock.setTimeout(() => this.#check(), Math.max(1, Math.ceil(next - now)));
   }
 
@@ -86,7 +92,7 @@ export class Liveness {
     this.#timer = undefined;
     if (this.#stopped) return;
     const now = this.#clock.now();
-    const idle = now - this.#lastHeard;
+    const idle = now - this.#lastReply;
     if (idle >= this.#deadAfter) {
       this.stop();
       this.#host.onDead(idle);

@@ -1,0 +1,89 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { SessionState, ZooKeeper } from '@zk/protocol';
+import { watchProof } from './proof.js';
+
+/** The part of a ZooKeeper the monitor reads: state, negotiated timeout, expiry deadline. */
+class StubSession {
+  state: SessionState = 'connected';
+  readonly sessionTimeout = 600;
+  /** Send time of the newest answered request (the stub's own clock is performance.now()). */
+  heard = 0;
+  readonly listeners = new Set<(s: SessionState, p: SessionState) => void>();
+  get expiryDeadline(): number {
+    return this.heard + this.sessionTimeout;
+  }
+  onStateChange(l: (s: SessionState, p: SessionState) => void): () => void {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+  to(next: SessionState): void {
+    const prev = this.state;
+    this.state = next;
+    for (const l of [...this.listeners]) l(next, prev);
+  }
+}
+
+const asZk = (s: StubSession) => s as unknown as ZooKeeper;
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('lease proof monitor (connected, proof growing old)', () => {
+  it('tells its leases a sixth of the timeout before the expiry deadline, not before', () => {
+    const s = new StubSession();
+    s.heard = performance.now();
+    const told: number[] = [];
+    watchProof(asZk(s), () => told.push(performance.now() - s.heard));
+    vi.advanceTimersByTime(499);
+    expect(told).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(told).toEqual([500]);
+  });
+
+  it('a fresher proof moves the deadline: nothing told while answers keep coming', () => {
+    const s = new StubSession();
+    const start = performance.now();
+    s.heard = start;
+    const told: string[] = [];
+    watchProof(asZk(s), (why) => told.push(why));
+    for (let i = 1; i <= 10; i++) {
+      vi.advanceTimersByTime(300);
+      s.heard = start + i * 300; // a ping every 300 ms, answered at once
+    }
+    expect(told).toEqual([]);
+    vi.advanceTimersByTime(500);
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatch(/while connected/);
+  });
+
+  it('leaves a suspended session to the lease (no call), and re-arms once connected again', () => {
+    const s = new StubSession();
+    s.heard = performance.now();
+    const told: number[] = [];
+    watchProof(asZk(s), () => told.push(performance.now()));
+    s.to('suspended');
+    vi.advanceTimersByTime(2000);
+    expect(told).toEqual([]);
+    s.heard = performance.now();
+    s.to('connected');
+    vi.advanceTimersByTime(499);
+    expect(told).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(told).toHaveLength(1);
+  });
+
+  it('one timer and one state listener per session however many leases; none left once all unsubscribe', () => {
+    const s = new StubSession();
+    s.heard = performance.now();
+    const offs = Array.from({ length: 100 }, () => watchProof(asZk(s), () => {}));
+    expect(vi.getTimerCount()).toBe(1);
+    expect(s.listeners.size).toBe(1);
+    for (const off of offs) off();
+    expect(vi.getTimerCount()).toBe(0);
+    expect(s.listeners.size).toBe(0);
+  });
+});
