@@ -213,6 +213,7 @@ export class LeaderLatch implements AsyncDisposable {
     await this.#loop;
   }
 
+  /** `await using latch = new LeaderLatch(...)`: {@link LeaderLatch.close} at the end of the scope. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }

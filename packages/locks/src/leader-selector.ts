@@ -172,6 +172,7 @@ export class LeaderSelector implements AsyncDisposable {
     await this.#term;
   }
 
+  /** `await using selector = new LeaderSelector(...)`: {@link LeaderSelector.close} at the end of the scope. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }

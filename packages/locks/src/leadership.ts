@@ -117,6 +117,7 @@ export class Leadership implements AsyncDisposable {
     if (!this.#released.signal.aborted) this.#released.abort(new LeaseLostError(this.path, `leadership of ${this.path} released`));
     return this.#lease.release();
   }
+  /** `await using leadership = await latch.leadership()`: {@link Leadership.release} at the end of the scope. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.release();
   }

@@ -128,6 +128,7 @@ export class Lease implements AsyncDisposable {
     await core.end();
   }
 
+  /** `await using lease = await lock.acquire()`: {@link Lease.release} at the end of the scope. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.release();
   }

@@ -227,6 +227,7 @@ export class MultiLease implements AsyncDisposable {
     return this.#release;
   }
 
+  /** `await using lease = await multi.acquire()`: {@link MultiLease.release} at the end of the scope. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.release();
   }

@@ -170,6 +170,7 @@ export class SharedCount implements SharedCountReader, AsyncDisposable {
     if (wasStarted) await this.#unwatch();
   }
 
+  /** With `await using`, {@link SharedCount.close} at the end of the scope. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
