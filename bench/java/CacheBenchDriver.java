@@ -20,7 +20,6 @@
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
@@ -74,36 +73,19 @@ public final class CacheBenchDriver {
     return c;
   }
 
-  /** This JVM's CPU time (all threads), µs. */
-  private static long cpuUs() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime() / 1000;
-  }
-
-  /** Used heap after collections (several passes, as one System.gc() may leave garbage behind). */
-  private static long usedHeap() throws InterruptedException {
-    Runtime rt = Runtime.getRuntime();
-    long used = Long.MAX_VALUE;
-    for (int i = 0; i < 4; i++) {
-      System.gc();
-      Thread.sleep(20);
-      used = Math.min(used, rt.totalMemory() - rt.freeMemory());
-    }
-    return used;
-  }
-
   private static void load(CuratorFramework client, String path) throws Exception {
-    long heap0 = usedHeap();
+    long heap0 = JvmMeter.usedHeap();
     CountDownLatch initialized = new CountDownLatch(1);
     CuratorCache cache = CuratorCache.build(client, path);
     cache.listenable().addListener(CuratorCacheListener.builder().forInitialized(initialized::countDown).build());
-    long cpu0 = cpuUs();
+    long cpu0 = JvmMeter.cpuUs();
     long t0 = System.nanoTime();
     cache.start();
     if (!initialized.await(WAIT_S, TimeUnit.SECONDS)) throw new IllegalStateException("not initialized within " + WAIT_S + " s");
     long loadUs = (System.nanoTime() - t0) / 1000;
-    long cpu = cpuUs() - cpu0;
+    long cpu = JvmMeter.cpuUs() - cpu0;
     int size = cache.size();
-    long heap = usedHeap() - heap0;
+    long heap = JvmMeter.usedHeap() - heap0;
     System.out.println("LOADED {\"loadUs\":" + loadUs + ",\"cpuUs\":" + cpu + ",\"size\":" + size + ",\"heapBytes\":" + heap + "}");
     cache.close();
   }
@@ -124,7 +106,7 @@ public final class CacheBenchDriver {
     try {
       if (!initialized.await(WAIT_S, TimeUnit.SECONDS)) throw new IllegalStateException("not initialized within " + WAIT_S + " s");
       long[] latencies = new long[count];
-      long cpu0 = cpuUs();
+      long cpu0 = JvmMeter.cpuUs();
       long start = System.nanoTime();
       for (int i = 0; i < count; i++) {
         String value = "v" + i + "-" + start;
@@ -137,7 +119,7 @@ public final class CacheBenchDriver {
         latencies[i] = (System.nanoTime() - t0) / 1000;
       }
       double seconds = (System.nanoTime() - start) / 1e9;
-      long cpu = cpuUs() - cpu0;
+      long cpu = JvmMeter.cpuUs() - cpu0;
       StringBuilder out = new StringBuilder("LATENCY {\"latenciesUs\":[");
       for (int i = 0; i < count; i++) out.append(i == 0 ? "" : ",").append(latencies[i]);
       out.append("],\"seconds\":").append(seconds).append(",\"cpuUs\":").append(cpu).append("}");

@@ -40,10 +40,7 @@ import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -168,14 +165,14 @@ public final class ScaleBenchDriver {
   private static void rearm() throws Exception {
     CountDownLatch gone = new CountDownLatch(1);
     disconnected.set(gone);
-    long cpu0 = cpuUs();
+    long cpu0 = JvmMeter.cpuUs();
     out.println("ARMED");
     ZooKeeper zk = requireWatched();
     long sessionId = zk.getSessionId();
     if (!gone.await(WAIT_S, TimeUnit.SECONDS)) throw new IllegalStateException("no Disconnected event within " + WAIT_S + " s");
     zk.exists("/", false);
     long returned = System.nanoTime();
-    long cpu = cpuUs() - cpu0;
+    long cpu = JvmMeter.cpuUs() - cpu0;
     if (zk.getSessionId() != sessionId) throw new IllegalStateException("the session changed");
     out.println("REARMED {\"returnedNs\":\"" + returned + "\",\"cpuUs\":" + cpu + ",\"sessionId\":\"0x" + Long.toHexString(sessionId) + "\"}");
   }
@@ -209,18 +206,18 @@ public final class ScaleBenchDriver {
     } finally {
       closeAll(warmup);
     }
-    long heap0 = usedHeap();
-    long rss0 = rss();
+    long heap0 = JvmMeter.usedHeap();
+    long rss0 = JvmMeter.rss();
     int threads0 = Thread.activeCount();
     long[] at = new long[n];
     List<ZooKeeper> clients = new ArrayList<>(n);
-    long cpu0 = cpuUs();
+    long cpu0 = JvmMeter.cpuUs();
     long t0 = System.nanoTime();
     connectAll(connect, n, at, clients);
     long connectUs = (System.nanoTime() - t0) / 1000;
-    long cpu = cpuUs() - cpu0;
-    long heap = usedHeap() - heap0;
-    long rssBytes = rss() - rss0;
+    long cpu = JvmMeter.cpuUs() - cpu0;
+    long heap = JvmMeter.usedHeap() - heap0;
+    long rssBytes = JvmMeter.rss() - rss0;
     int threads = Thread.activeCount() - threads0;
     StringBuilder s = new StringBuilder("SESSIONS {\"connectUs\":").append(connectUs).append(",\"latenciesUs\":[");
     for (int i = 0; i < n; i++) s.append(i == 0 ? "" : ",").append((at[i] - t0) / 1000);
@@ -276,28 +273,4 @@ public final class ScaleBenchDriver {
     return q.append('"').toString();
   }
 
-  /** This JVM's CPU time (all threads), µs. */
-  private static long cpuUs() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime() / 1000;
-  }
-
-  /** Used heap after collections (several passes, as one System.gc() may leave garbage behind). */
-  private static long usedHeap() throws InterruptedException {
-    Runtime rt = Runtime.getRuntime();
-    long used = Long.MAX_VALUE;
-    for (int i = 0; i < 4; i++) {
-      System.gc();
-      Thread.sleep(20);
-      used = Math.min(used, rt.totalMemory() - rt.freeMemory());
-    }
-    return used;
-  }
-
-  /** The process's resident set (VmRSS), bytes. */
-  private static long rss() throws Exception {
-    for (String line : Files.readAllLines(Paths.get("/proc/self/status"))) {
-      if (line.startsWith("VmRSS:")) return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-    }
-    return 0;
-  }
 }

@@ -23,10 +23,6 @@
 //
 // Only the protocol line goes to stdout; Curator logs nowhere (slf4j-nop on the classpath).
 
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -127,12 +123,12 @@ public final class ScaleLockDriver {
     }
     long[] mem = memory();
     int liveThreads = Thread.activeCount();
-    long cpu0 = cpuUs();
+    long cpu0 = JvmMeter.cpuUs();
     long t0 = System.nanoTime();
     holder.release();
     if (!done.await(Math.max(1, deadline - System.currentTimeMillis()), TimeUnit.MILLISECONDS)) throw new IllegalStateException((count - done.getCount()) + " of " + count + " hand-offs in time");
     double seconds = (System.nanoTime() - t0) / 1e9;
-    long cpu = cpuUs() - cpu0;
+    long cpu = JvmMeter.cpuUs() - cpu0;
     if (failed.get() != null) throw new IllegalStateException("a waiter failed", failed.get());
     return json(count, seconds, cpu, mem[0] - mem0[0], mem[1] - mem0[1], liveThreads);
   }
@@ -154,7 +150,7 @@ public final class ScaleLockDriver {
     CountDownLatch acquired = new CountDownLatch(inFlight);
     CountDownLatch release = new CountDownLatch(1);
     CountDownLatch released = new CountDownLatch(inFlight);
-    long cpu0 = cpuUs();
+    long cpu0 = JvmMeter.cpuUs();
     long t0 = System.nanoTime();
     for (int w = 0; w < inFlight; w++) {
       Thread t = new Thread(() -> {
@@ -183,7 +179,7 @@ public final class ScaleLockDriver {
     long deadline = System.currentTimeMillis() + deadlineMs(count);
     if (!acquired.await(Math.max(1, deadline - System.currentTimeMillis()), TimeUnit.MILLISECONDS)) throw new IllegalStateException("not all " + count + " locks acquired in time");
     double seconds = (System.nanoTime() - t0) / 1e9;
-    long cpu = cpuUs() - cpu0;
+    long cpu = JvmMeter.cpuUs() - cpu0;
     if (failed.get() != null) throw new IllegalStateException("an acquire failed", failed.get());
     long[] mem = memory();
     int liveThreads = Thread.activeCount();
@@ -197,24 +193,8 @@ public final class ScaleLockDriver {
     return "{\"ops\":" + ops + ",\"seconds\":" + seconds + ",\"cpuUs\":" + cpuUs + ",\"heapBytes\":" + heapBytes + ",\"rssBytes\":" + rssBytes + ",\"threads\":" + threads + "}";
   }
 
-  /** This JVM's CPU time (all threads), µs. */
-  private static long cpuUs() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime() / 1000;
-  }
-
   /** [used heap, resident set] in bytes after collections (several passes: one System.gc() may leave garbage behind). */
   private static long[] memory() throws Exception {
-    Runtime rt = Runtime.getRuntime();
-    long used = Long.MAX_VALUE;
-    for (int i = 0; i < 4; i++) {
-      System.gc();
-      Thread.sleep(20);
-      used = Math.min(used, rt.totalMemory() - rt.freeMemory());
-    }
-    long rss = 0;
-    for (String line : Files.readAllLines(Path.of("/proc/self/status"), StandardCharsets.UTF_8)) {
-      if (line.startsWith("VmRSS:")) rss = Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-    }
-    return new long[] { used, rss };
+    return new long[] { JvmMeter.usedHeap(), JvmMeter.rss() };
   }
 }

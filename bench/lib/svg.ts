@@ -83,13 +83,7 @@ export function renderSvg(rows: readonly Row[], meta: ReportMeta): string {
     y += Math.ceil(withLatency.length / perRow) * (PANEL_H + 40);
   }
   const height = y + 10;
-  return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="12">`,
-    `<rect width="${WIDTH}" height="${height}" fill="white"/>`,
-    ...parts,
-    '</svg>',
-    '',
-  ].join('\n');
+  return svgDocument(height, parts);
 }
 
 const order = (client: string) => {
@@ -158,13 +152,7 @@ export function renderScaleSvg(rows: readonly Row[], meta: ReportMeta): string |
   const top = 70;
   panels.forEach((p, i) => parts.push(...curvePanel(p, 10 + (i % 2) * (CURVE_PANEL_W + 20), top + Math.floor(i / 2) * (CURVE_PANEL_H + 20))));
   const height = top + Math.ceil(panels.length / 2) * (CURVE_PANEL_H + 20) + 10;
-  return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="12">`,
-    `<rect width="${WIDTH}" height="${height}" fill="white"/>`,
-    ...parts,
-    '</svg>',
-    '',
-  ].join('\n');
+  return svgDocument(height, parts);
 }
 
 /** x of `n` on a log axis over [lo, hi] (a single point sits in the middle), as a fraction of the width. */
@@ -203,4 +191,15 @@ function curvePanel(p: { title: string; ns: readonly number[]; lines: ReadonlyAr
     }
   }
   return out;
+}
+
+/** A whole SVG document, WIDTH wide and `height` high on white, around `parts`. */
+function svgDocument(height: number, parts: readonly string[]): string {
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="12">`,
+    `<rect width="${WIDTH}" height="${height}" fill="white"/>`,
+    ...parts,
+    '</svg>',
+    '',
+  ].join('\n');
 }

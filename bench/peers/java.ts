@@ -19,6 +19,8 @@ const execFileP = promisify(execFile);
 
 /** The driver's source (read from the repository, next to dist/). */
 const SOURCE = fileURLToPath(new URL('../../java/BenchDriver.java', import.meta.url));
+/** The JVM measurements (CPU, heap, RSS) the other drivers share: compile it with each of them. */
+export const JVM_METER = fileURLToPath(new URL('../../java/JvmMeter.java', import.meta.url));
 const JAR_DIR = '/usr/share/java';
 /** Each jar the driver needs and the Debian package that ships it. Guava 31 carries failureaccess. */
 const JARS = {

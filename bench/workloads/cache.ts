@@ -6,6 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { TreeCache, ZooKeeper } from '@zk/protocol';
 import { compileCurator, type CompiledJava } from '@zk/test/harness';
+import { JVM_METER } from '../peers/java.js';
 import type { Bench, Repetition } from '../lib/bench.js';
 import { LineChild } from '../lib/child.js';
 import { CLIENT, WORKLOAD } from '../lib/names.js';
@@ -33,7 +34,7 @@ export async function cacheWorkloads(bench: Bench, connect: string, zk: ZooKeepe
   let driver: LineChild | undefined;
   try {
     if (curator) {
-      java = compileCurator([JAVA_SOURCE]);
+      java = compileCurator([JAVA_SOURCE, JVM_METER]);
       driver = new LineChild('Curator cache driver', 'java', ['-cp', java.classpath, 'CacheBenchDriver', connect]);
       await driver.line('READY', 60_000);
     }

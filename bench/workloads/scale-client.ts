@@ -21,6 +21,7 @@
 import { fileURLToPath } from 'node:url';
 import { ZooKeeper, type WatchedEvent } from '@zk/protocol';
 import { compileCurator, curatorMissing, fourLetter, type CompiledJava } from '@zk/test/harness';
+import { JVM_METER } from '../peers/java.js';
 import type { Bench, Repetition } from '../lib/bench.js';
 import { LineChild } from '../lib/child.js';
 import { CLIENT, CURVE, curvePoint } from '../lib/names.js';
@@ -63,7 +64,7 @@ export async function clientScaleWorkloads(bench: Bench, connect: string, zk: Zo
   const missing = java ? curatorMissing() : 'not run (java = false)';
   let compiled: CompiledJava | undefined;
   if (missing) bench.skipped[skipKey] = missing;
-  else compiled = compileCurator([JAVA_SOURCE]);
+  else compiled = compileCurator([JAVA_SOURCE, JVM_METER]);
   try {
     if (watchPoints.length > 0) await rewatchCurve(bench, connect, zk, `${base}/rewatch`, watchPoints, compiled?.classpath, reps);
     if (sessionPoints.length > 0) await sessionsCurve(bench, connect, sessionPoints, compiled?.classpath, reps);

@@ -6,6 +6,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { compileCurator, type CompiledJava } from '@zk/test/harness';
+import { JVM_METER } from '../peers/java.js';
 import type { Bench, Repetition } from '../lib/bench.js';
 import { LineChild } from '../lib/child.js';
 import { CLIENT, CURVE, curvePoint } from '../lib/names.js';
@@ -47,7 +48,7 @@ export async function scaleWorkloads(bench: Bench, connect: string, base: string
   const points = [...waiterPoints.map((n) => curvePoint(CURVE.waiters, n)), ...lockPoints.map((n) => curvePoint(CURVE.locksHeld, n))];
   if (!points.some((p) => bench.wants(p))) return;
   const reps = Math.max(1, Math.min(3, Math.round(bench.scale * 3)));
-  const java = curator ? compileCurator([JAVA_SOURCE]) : undefined;
+  const java = curator ? compileCurator([JAVA_SOURCE, JVM_METER]) : undefined;
   let run = 0;
   try {
     for (const [curve, ns, command, unit, per] of [

@@ -6,6 +6,7 @@ import { readMultiRequest, writeMultiResponse } from '../jute/multi.js';
 import { JuteReader } from '../jute/reader.js';
 import { JuteWriter } from '../jute/writer.js';
 import { FAKE_SESSION_ID, FakeServer, type FakeConnection, type FakeRequest, type FakeServerOptions } from '../testing/fake-server.js';
+import { reached } from '../testing/state.js';
 import { bytes } from '../testing/bytes.js';
 
 // coalesceReads 'auto' (the default): a multiRead of no ops on every new connection, before any
@@ -38,13 +39,6 @@ async function server(options: FakeServerOptions = {}): Promise<FakeServer> {
   });
   servers.push(s);
   return s;
-}
-
-function reached(zk: ZooKeeper, state: string): Promise<void> {
-  return new Promise((resolve) => {
-    if (zk.state === state) return resolve();
-    const off = zk.onStateChange((s) => s === state && (off(), resolve()));
-  });
 }
 
 const types = (c: FakeConnection): number[] => c.requests.filter((r) => r.xid !== Xid.ping).map((r) => r.type);

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ZooKeeper } from '../client/zookeeper.js';
 import { OpCode, Xid } from '../constants.js';
 import { FAKE_SESSION_ID, FakeServer, replyFrame } from '../testing/fake-server.js';
+import { reached } from '../testing/state.js';
 import { bytes } from '../testing/bytes.js';
 
 /** A multiRead reply with no results: the end marker only. */
@@ -16,13 +17,6 @@ async function server(options: Parameters<typeof FakeServer.start>[0]): Promise<
   const s = await FakeServer.start(options);
   servers.push(s);
   return s;
-}
-
-function reached(zk: ZooKeeper, state: string): Promise<void> {
-  return new Promise((resolve) => {
-    if (zk.state === state) return resolve();
-    const off = zk.onStateChange((s) => s === state && (off(), resolve()));
-  });
 }
 
 describe('session - failover across servers (fake servers)', () => {

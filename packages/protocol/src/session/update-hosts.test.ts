@@ -3,6 +3,7 @@ import { ZooKeeper } from '../client/zookeeper.js';
 import { Xid } from '../constants.js';
 import { ClientClosedError, InvalidArgumentError } from '../errors.js';
 import { FAKE_SESSION_ID, FakeServer } from '../testing/fake-server.js';
+import { reached } from '../testing/state.js';
 
 const servers: FakeServer[] = [];
 afterEach(async () => {
@@ -18,13 +19,6 @@ async function server(): Promise<FakeServer> {
   });
   servers.push(s);
   return s;
-}
-
-function reached(zk: ZooKeeper, state: string): Promise<void> {
-  return new Promise((resolve) => {
-    if (zk.state === state) return resolve();
-    const off = zk.onStateChange((s) => s === state && (off(), resolve()));
-  });
 }
 
 describe('session - updateServerList (fake servers)', () => {
