@@ -74,6 +74,29 @@ describe('faults - fixture and summary', () => {
     }
   });
 
+  it('awaitHolder wakes at the line that makes someone a holder, and gives up at its deadline', async () => {
+    const fx = await FaultFixture.start({ root: '/x' });
+    try {
+      const t0 = Date.now();
+      expect(await fx.awaitHolder(t0 + 100)).toBeUndefined();
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(95);
+      // A participant that logs an error, then acquires 300 ms later, then idles.
+      const line = (kind: string, extra: string) => `console.log(JSON.stringify({ who: 'h', t: process.hrtime.bigint().toString(), kind: '${kind}', ${extra} }))`;
+      const script = `${line('error', "message: 'first'")}; setTimeout(() => ${line('acquired', "token: '5'")}, 300); setInterval(() => {}, 1000)`;
+      const p = fx.attach('h', spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] }), 2000);
+      const who = await fx.awaitHolder(Date.now() + 10_000);
+      expect(who).toBe('h');
+      const acquired = fx.events.find((e) => e.kind === 'acquired');
+      expect(acquired).toBeDefined();
+      expect(fx.events.some((e) => e.kind === 'error' && e.message === 'first')).toBe(true);
+      expect(await fx.awaitHolder(0)).toBe('h'); // already a holder: at once
+      p.kill();
+      expect(await fx.awaitHolder(Date.now() + 50)).toBeUndefined(); // killed: no longer holds
+    } finally {
+      await fx.close();
+    }
+  });
+
   it('a resource shared by N holders accepts only writes whose lease lives, and its log is checked by tokens writing at once', async () => {
     // Leases 10, 12, 14 live; 8 is gone (its holder's session expired).
     const live = new Map([['/s/leases/a', 10n], ['/s/leases/b', 12n], ['/s/leases/c', 14n], ['/s/leases/old', 99n]]);

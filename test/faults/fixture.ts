@@ -105,6 +105,8 @@ export class FaultFixture {
   #sessionTimeoutMs = SESSION_TIMEOUT;
   /** Pauses not yet over: stopped, or continued (`cont`) but not yet seen running. */
   readonly #openPauses = new Map<string, { from: bigint; cont: bigint | undefined }>();
+  /** Called (and dropped) on the next participant line: awaitHolder()'s wake-ups. */
+  #onLine: (() => void)[] = [];
 
   /** Holders allowed at once: 1, or a semaphore's permits. */
   readonly capacity: number;
@@ -162,6 +164,7 @@ export class FaultFixture {
         if (e) {
           this.events.push(e);
           this.#seenRunning(o.who, e.t);
+          for (const wake of this.#onLine.splice(0)) wake();
         }
         else if (line.trim()) error(`unparseable participant output: ${line.slice(0, 200)}`);
       }
@@ -215,6 +218,25 @@ export class FaultFixture {
   /** Who holds the lock now by the log (acquired, and not yet released or killed), if anyone. */
   holder(): string | undefined {
     return this.holders()[0];
+  }
+
+  /**
+   * Who holds the lock by the log, as soon as someone does: at once if someone holds it now, else
+   * at the participant line that makes someone a holder; undefined if no one holds it by
+   * `until` (ms since the epoch).
+   */
+  async awaitHolder(until: number): Promise<string | undefined> {
+    for (;;) {
+      const who = this.holder();
+      if (who !== undefined || Date.now() >= until) return who;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, until - Date.now());
+        this.#onLine.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
   }
 
   /** Everyone holding now by the log (a semaphore's permits: up to `capacity`), first acquired first. */

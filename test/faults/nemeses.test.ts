@@ -47,7 +47,7 @@ const ctx = () => ({ connect: connectString(), root: space.root });
 
 describe.skipIf(soak)('faults - nemeses', () => {
   it('SIGKILL of random holders: no overlap, growing tokens, the lock passes on only after the session could expire', async () => {
-    report(await sigkillHolders(ctx(), { processes: 5, durationMs: 12_000 * SCALE, workMs: 20, killEveryMs: 1500, minKills: 3, minPerSecond: MIN_RATE.sigkill }));
+    report(await sigkillHolders(ctx(), { processes: 5, durationMs: 14_000 * SCALE, workMs: 20, killEveryMs: 1500, minKills: 3, minPerSecond: MIN_RATE.sigkill }));
   }, 60_000 * SCALE);
 
   it(`SIGSTOP of the holder beyond the session timeout (the GC pause): only the paused overlap is excused, and the fenced resource rejects every stale write${withJava}`, async () => {
@@ -70,7 +70,7 @@ describe.skipIf(soak)('faults - nemeses', () => {
   // each; the LeaderSelector's CI run is the Curator and Node one in network.test.ts): one acting
   // leader; at most 3 permit holders, all 3 reached.
   it('SIGKILL of the LeaderLatch leader: one acting leader, growing term tokens, leadership passes on only after the session could expire', async () => {
-    report(await sigkillHolders(ctx(), { kind: 'latch', processes: 4, durationMs: 9000 * SCALE, workMs: 20, killEveryMs: 1500, minKills: 2, minPerSecond: MIN_RATE.latchSigkill }));
+    report(await sigkillHolders(ctx(), { kind: 'latch', processes: 4, durationMs: 11_000 * SCALE, workMs: 20, killEveryMs: 1500, minKills: 2, minPerSecond: MIN_RATE.latchSigkill }));
   }, 60_000 * SCALE);
 
   it('SIGKILL of Semaphore permit holders (3 permits): never more than 3 holders, all 3 held, a permit passes on only after the session could expire', async () => {

@@ -159,8 +159,11 @@ export async function sigkillHolders(ctx: NemesisContext, s: Sizing & { killEver
     let next = s.processes;
     const deadline = fx.startedAt + s.durationMs - 3000;
     while (Date.now() < deadline) {
-      await sleep(s.killEveryMs); // the nemesis's schedule
-      const victim = fx.get(fx.holder() ?? '');
+      // The nemesis's schedule: at least killEveryMs after the last kill, then whoever holds the
+      // lock next (after a kill, the lock is free until the victim's session expires; a fixed
+      // tick that skipped the free time fitted too few kills into a slow run).
+      await sleep(s.killEveryMs);
+      const victim = fx.get((await fx.awaitHolder(deadline)) ?? '');
       if (!victim?.running) continue;
       victim.kill();
       kills++;
