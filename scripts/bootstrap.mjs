@@ -11,7 +11,8 @@
 //      fresh install, a second offline install once the build exists links the `zk-lock` bin
 //   2. ZooKeeper (scripts/install-zookeeper.sh, silent when installed) unless ZK_CONNECT names
 //      an existing ensemble; not for `zk stop` / `zk status`
-//   3. build: `tsc -b` of what the action runs (itself a no-op in about 0.2 s when up to date)
+//   3. build: `tsc -b` of what the action runs (itself a no-op in about 0.2 s when up to date),
+//      then the packages' bundles (scripts/bundle.mjs; a no-op when newer than tsc's output)
 //   4. the action: test | demo | zk | bench <args> | setup
 //
 // `test ... --soak 45m` (as in `npm run test:faults -- --soak 45m`) runs the fault soak instead:
@@ -142,10 +143,16 @@ function ensureZooKeeper() {
   if (!res.ok) fail('ZooKeeper is not installed and could not be installed (see the message above), or set ZK_CONNECT=host:port to use an existing one');
 }
 
-/** `tsc -b` of one project (`.` for all); TypeScript comes from the workspace, no pnpm needed. */
-function build(project) {
+/**
+ * `tsc -b` of one project (`.` for all); TypeScript comes from the workspace, no pnpm needed.
+ * Then the packages' single-file entries (scripts/bundle.mjs: what the tarballs' exports name;
+ * the bench's cold start loads them), remade only when tsc wrote something newer.
+ */
+async function build(project) {
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   if (!run(process.execPath, [tsc, '-b', project]).ok) fail(`build failed (tsc -b ${project})`);
+  const { bundleAll } = await import('./bundle.mjs');
+  await bundleAll().catch((err) => fail(`bundling failed: ${err.message}`));
 }
 
 /** `--soak <duration>` (or `--soak=<duration>`): sets ZK_FAULTS_SOAK and narrows the run to the soak file. */
@@ -168,7 +175,7 @@ if (!(action in projects)) fail(`unknown action ${action}; use test, demo, zk, b
 const linkBins = ensureDependencies();
 // `zk stop` and `zk status` only talk to a server already started.
 if (!(action === 'zk' && ['stop', 'status'].includes(rest[0] ?? ''))) ensureZooKeeper();
-build(projects[action]);
+await build(projects[action]);
 linkBins?.();
 
 let res;

@@ -14,13 +14,17 @@
 //                            the packages' prepublishOnly: refuses a publish by anything but
 //                            pnpm, which alone turns `workspace:^` into a real version range
 //
+// Every build here is `tsc -b` and then the single-file entries (scripts/bundle.mjs) that the
+// packages' publishConfig names as main, exports and bin in the tarball.
+//
 // Plain JavaScript with Node built-ins only, like bootstrap.mjs. pnpm, changeset and tsc come
-// from node_modules/.bin (root devDependencies).
+// from node_modules/.bin (root devDependencies), esbuild (through bundle.mjs) from node_modules.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleAll, namedFiles, publicPackages } from './bundle.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
@@ -41,16 +45,6 @@ function run(cmd, args, opts = {}) {
   if (res.error) fail(`${cmd} ${args.join(' ')}: ${res.error.message}`);
   if (res.status !== 0) fail(`${relative(root, cmd) || cmd} ${args.join(' ')} exited with ${res.status}`);
   return res;
-}
-
-/** The workspace packages that are published: packages/* that are not private. */
-function publicPackages() {
-  const dir = join(root, 'packages');
-  return readdirSync(dir)
-    .map((name) => join(dir, name))
-    .filter((p) => existsSync(join(p, 'package.json')))
-    .map((p) => ({ dir: p, manifest: JSON.parse(readFileSync(join(p, 'package.json'), 'utf8')) }))
-    .filter((p) => !p.manifest.private);
 }
 
 const DEPENDENCY_FIELDS = ['dependencies', 'peerDependencies', 'optionalDependencies', 'devDependencies'];
@@ -84,7 +78,7 @@ function checkPacked(unpacked) {
   for (const field of ['license', 'repository', 'homepage', 'bugs', 'keywords', 'engines']) {
     if (manifest[field] === undefined) problems.push(`package.json has no "${field}"`);
   }
-  for (const f of ['LICENSE', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'src/index.ts']) {
+  for (const f of ['LICENSE', 'README.md', 'dist/index.bundle.js', 'dist/index.d.ts', 'src/index.ts']) {
     if (!files.has(f)) problems.push(`${f} is missing`);
   }
   if (files.has('LICENSE') && readFileSync(join(unpacked, 'LICENSE'), 'utf8') !== readFileSync(join(root, 'LICENSE'), 'utf8')) {
@@ -94,13 +88,7 @@ function checkPacked(unpacked) {
     if (/\.test\.|(^|\/)testing\/|tsbuildinfo/.test(f)) problems.push(`${f} is shipped (tests and build state stay out)`);
   }
   // Every file that main, types, exports and bin name is there.
-  const targets = [];
-  const walk = (v) => (typeof v === 'string' ? targets.push(v) : v && typeof v === 'object' && Object.values(v).forEach(walk));
-  walk(manifest.main);
-  walk(manifest.types);
-  walk(manifest.exports);
-  walk(manifest.bin);
-  for (const t of targets) {
+  for (const t of namedFiles(manifest.main, manifest.types, manifest.exports, manifest.bin)) {
     if (!files.has(t.replace(/^\.\//, ''))) problems.push(`${t} (named in main, types, exports or bin) is missing`);
   }
   // Source maps and declaration maps resolve inside the tarball: a debugger or "go to
@@ -194,6 +182,7 @@ if (args[0] === '--guard') {
   // Not a clean build (others may be using dist), but nothing left from a deleted source.
   for (const { dir } of publicPackages()) pruneStale(join(dir, 'dist'));
   run(bin('tsc'), ['-b', ...publicPackages().map((p) => p.dir)]);
+  await bundleAll({ force: true });
   for (const t of packAll(resolve(args[1]))) process.stdout.write(`${JSON.stringify(t)}\n`);
 } else {
   // Anything else is a mistake, never a publish (a mistyped --dry-run must not publish).
@@ -209,6 +198,7 @@ if (args[0] === '--guard') {
   // A clean build, so no output of a deleted source ships.
   for (const { dir } of publicPackages()) rmSync(join(dir, 'dist'), { recursive: true, force: true });
   run(bin('tsc'), ['-b', ...publicPackages().map((p) => p.dir)]);
+  await bundleAll({ force: true });
   const dest = mkdtempSync(join(tmpdir(), 'zk-release-'));
   try {
     for (const t of packAll(dest)) log(`${t.name}@${t.version}: ${relative(dest, t.tarball)}, ${(t.bytes / 1024).toFixed(1)} KiB, checked`);

@@ -10,6 +10,11 @@ export const CLIENT = {
   oursCoalesced: 'ours, coalesceReads',
   /** Ours with the Mutex `localQueue` option (in-process hand-offs), on the hand-off workloads. */
   oursLocalQueue: 'ours, localQueue',
+  /**
+   * Ours loaded as tsc's one module per source file (the workspace build) instead of the
+   * published single-file entry, on the first-connect workload.
+   */
+  oursModules: 'ours, tsc modules (unbundled)',
   nzc: 'node-zookeeper-client',
   java: 'ZooKeeper Java client',
   curator: 'Curator',

@@ -108,6 +108,19 @@ describe('consumer: the packed packages installed with npm', () => {
     expect(help.stdout).toContain('Usage:');
   });
 
+  it('each package\'s entry (and the zk-lock bin) is one file that imports only Node built-ins and @zk/protocol', async () => {
+    const resolved = await run(process.execPath, ['--input-type=module', '-e', "for (const n of ['@zk/protocol', '@zk/locks']) console.log(import.meta.resolve(n))"], app);
+    expect(resolved.code, explain('import.meta.resolve', resolved)).toBe(0);
+    const entries = resolved.stdout.trim().split('\n').map((u) => fileURLToPath(u));
+    entries.push(realpathSync(join(app, 'node_modules', '.bin', 'zk-lock')));
+    expect(entries.map((e) => e.replace(/^.*node_modules\//, ''))).toEqual(['@zk/protocol/dist/index.bundle.js', '@zk/locks/dist/index.bundle.js', '@zk/locks/dist/cli/zk-lock.bundle.js']);
+    for (const entry of entries) {
+      const specifiers = [...readFileSync(entry, 'utf8').matchAll(/^(?:import|export)\b[^;]*?\bfrom\s*["']([^"']+)["']/gm)].map((m) => m[1]!);
+      expect(specifiers.length, entry).toBeGreaterThan(0);
+      expect(specifiers.filter((s) => !s.startsWith('node:') && s !== '@zk/protocol'), entry).toEqual([]);
+    }
+  });
+
   it('runs the installed zk-lock against the server: the command gets a fencing token', async () => {
     const space = new TestSpace();
     await space.admin();
