@@ -10,6 +10,8 @@ export const CLIENT = {
   oursCoalesced: 'ours, coalesceReads',
   /** Ours with the Mutex `localQueue` option (in-process hand-offs), on the hand-off workloads. */
   oursLocalQueue: 'ours, localQueue',
+  /** Ours with `coalesceReads: false` (no multiRead probe on connect), on the connect workload. */
+  oursNoProbe: 'ours, coalesceReads: false',
   /**
    * Ours loaded as tsc's one module per source file (the workspace build) instead of the
    * published single-file entry, on the first-connect workload.

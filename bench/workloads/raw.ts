@@ -143,6 +143,15 @@ export async function rawWorkloads(bench: Bench, c: RawClients, base: string): P
       }),
       (w) => java!.run({ workload: 'connect', count: w ? 50 : nConnect }),
     ),
+    // Without the multiRead probe that coalesceReads 'auto' (the default) sends with a new
+    // session's handshake: one server reply and one socket read fewer per connect.
+    [
+      CLIENT.oursNoProbe,
+      connects(async () => {
+        const client = await ZooKeeper.connect(c.connect, { sessionTimeout: 10_000, coalesceReads: false });
+        return () => client.close();
+      }),
+    ],
     // What no Node client can go below: a bare net.Socket that writes a ConnectRequest, then a
     // closeSession once the handshake is answered, and waits for the server to close; no
     // parsing, no timers, no session object.

@@ -57,7 +57,7 @@ const stateChannel = channel(ChannelName.state);
 
 /** @internal */
 export function publishState(sessionId: bigint, from: string, to: string): void {
-  debug('state %s -> %s (session 0x%s)', from, to, sessionId.toString(16));
+  if (debugEnabled) debug('state %s -> %s (session 0x%s)', from, to, sessionId.toString(16));
   if (stateChannel.hasSubscribers) stateChannel.publish({ sessionId, from, to } satisfies StateMessage);
 }
 
