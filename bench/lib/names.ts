@@ -6,12 +6,13 @@
 /** The clients a row can come from. */
 export const CLIENT = {
   ours: 'ours',
-  /** Ours with `coalesceReads` (reads of one tick in one multiRead), on the getData workloads. */
+  /**
+   * Ours with `coalesceReads: true` (reads of one tick in one multiRead, without the multiRead
+   * probe the default sends with each handshake), on the getData and connect workloads.
+   */
   oursCoalesced: 'ours, coalesceReads',
   /** Ours with the Mutex `localQueue` option (in-process hand-offs), on the hand-off workloads. */
   oursLocalQueue: 'ours, localQueue',
-  /** Ours with `coalesceReads: false` (no multiRead probe on connect), on the connect workload. */
-  oursNoProbe: 'ours, coalesceReads: false',
   /**
    * Ours loaded as tsc's one module per source file (the workspace build) instead of the
    * published single-file entry, on the first-connect workload.

@@ -143,12 +143,12 @@ export async function rawWorkloads(bench: Bench, c: RawClients, base: string): P
       }),
       (w) => java!.run({ workload: 'connect', count: w ? 50 : nConnect }),
     ),
-    // Without the multiRead probe that coalesceReads 'auto' (the default) sends with a new
-    // session's handshake: one server reply and one socket read fewer per connect.
+    // coalesceReads: true coalesces without the multiRead probe that the default ('auto') sends
+    // with a new session's handshake: one server reply and one socket read fewer per connect.
     [
-      CLIENT.oursNoProbe,
+      CLIENT.oursCoalesced,
       connects(async () => {
-        const client = await ZooKeeper.connect(c.connect, { sessionTimeout: 10_000, coalesceReads: false });
+        const client = await ZooKeeper.connect(c.connect, { sessionTimeout: 10_000, coalesceReads: true });
         return () => client.close();
       }),
     ],
