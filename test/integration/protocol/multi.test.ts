@@ -118,10 +118,14 @@ describe('multi - coalesceReads', () => {
     const b2 = await received(plain);
     await Promise.all(Array.from({ length: 10 }, (_, i) => plain.getData(`/c/n${i}`)));
     expect((await received(plain)) - b2).toBeGreaterThanOrEqual(10);
-    // The default probes the server once per connection and, on 3.6+, coalesces the same way.
+    // The default asks the server once per connection, at its first tick with reads to batch
+    // (the probe, then the batch), and on 3.6+ coalesces the same way (a ping may fall in between).
     const b3 = await received(zk);
     await Promise.all(Array.from({ length: 10 }, (_, i) => zk.getData(`/c/n${i}`)));
-    expect((await received(zk)) - b3).toBeLessThanOrEqual(2);
+    expect((await received(zk)) - b3).toBeLessThanOrEqual(3);
+    const b4 = await received(zk);
+    await Promise.all(Array.from({ length: 10 }, (_, i) => zk.getData(`/c/n${i}`)));
+    expect((await received(zk)) - b4).toBeLessThanOrEqual(2);
   });
 
   it('keeps the calling order with writes made in the same tick', async () => {

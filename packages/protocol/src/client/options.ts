@@ -42,13 +42,16 @@ export interface ClientOptions {
    * each waits for the whole batch's reply, which may be as large as all their replies
    * together. Reads with a watch, `exists` and `getChildrenWithStat` always go alone.
    *
-   * `'auto'` (the default): on every new connection, before any request of the application is
-   * sent on it, the client sends a multiRead of no ops along with its other reconnect requests;
-   * a server that answers it gets coalesced reads on that connection. A 3.5 server answers
-   * Unimplemented and closes the connection: the client remembers that server (for its
-   * lifetime), reconnects to it at once with the same session and sends each read alone there.
-   * At most one round trip per connection, none per request. `true`: coalesce from the start,
-   * without the probe (3.6+ servers only). `false`: never.
+   * `'auto'` (the default): a connection first sends each read alone. At its first tick with
+   * two reads to batch it asks the server whether it has multiRead: those reads and whatever is
+   * asked next wait until every request already sent is answered, then a multiRead of no ops
+   * goes out alone, and once a 3.6+ server has answered it the waiting requests leave, the reads
+   * batched, and the connection coalesces from then on. A 3.5 server answers Unimplemented and
+   * closes the connection: the client remembers that server (for its lifetime), reconnects to it
+   * at once with the same session (the session is `suspended`, then `connected`) and sends the
+   * waiting requests there, each read alone; they had not been sent. One round trip per
+   * connection that batches, nothing on connect, nothing per request. `true`: coalesce from the
+   * start, without the probe (3.6+ servers only). `false`: never.
    */
   coalesceReads?: boolean | 'auto';
   /** TLS options (CA, cert, key, servername, ...) to connect to a secure client port. */

@@ -3,7 +3,7 @@
  * request diagnostics channels and `NODE_DEBUG=zk` lines (built only when someone listens: with
  * neither, a request pays one boolean test).
  */
-import { ErrorCode, errorCodeName, RequestTimeoutError } from '../errors.js';
+import { ErrorCode, errorCodeName, RequestTimeoutError, ZooKeeperError } from '../errors.js';
 import type { JuteReader } from '../jute/reader.js';
 import type { JuteWriter } from '../jute/writer.js';
 import { debug, debugEnabled, requestFinishChannel, requestStartChannel } from '../diagnostics.js';
@@ -47,7 +47,10 @@ export function sendRequest<T>(
   if (settings.whileDisconnected === 'wait' && waitable.has(session.state)) {
     return sendWhenConnected(session, op, path, write, read, options.signal, timeout, context, traced, coalesce);
   }
-  const reply = raceAbort(session.request(op, write, read, coalesce ? COALESCE : undefined), options.signal, timeout, context);
+  const mayHold = session.mayHold(coalesce);
+  const once = session.request(op, write, read, coalesce ? COALESCE : undefined);
+  const sent = mayHold ? resendUnsent(once, session, op, path, write, read, options.signal, timeout, context, coalesce) : once;
+  const reply = raceAbort(sent, options.signal, timeout, context);
   return traced ? trace(op, opName, path, reply) : reply;
 }
 
@@ -81,6 +84,31 @@ async function sendWhenConnected<T>(
   const left = deadline === undefined ? undefined : Math.max(0, deadline - performance.now());
   const sent = raceAbort(session.request(op, write, read, coalesce ? COALESCE : undefined), signal, left, context);
   return traced ? trace(op, context.op, path, sent) : sent;
+}
+
+/**
+ * A request the connection held and never sent (it closed first: a server that refused the
+ * multiRead probe, see Connection.request) is sent again once the session is back, within the
+ * same deadline and signal: it cannot have been applied. Any other failure stands.
+ */
+function resendUnsent<T>(
+  once: Promise<Reply<T>>,
+  session: Session,
+  op: number,
+  path: string | undefined,
+  write: ((w: JuteWriter) => void) | undefined,
+  read: ((r: JuteReader) => T) | undefined,
+  signal: AbortSignal | undefined,
+  timeout: number | undefined,
+  context: { op: string; path?: string },
+  coalesce: boolean,
+): Promise<Reply<T>> {
+  const deadline = timeout === undefined ? undefined : performance.now() + timeout;
+  return once.catch((err: unknown) => {
+    const left = deadline === undefined ? undefined : deadline - performance.now();
+    if (!(err instanceof ZooKeeperError && err.notSent) || signal?.aborted || (left !== undefined && left <= 0)) throw err;
+    return sendWhenConnected(session, op, path, write, read, signal, left, context, false, coalesce);
+  });
 }
 
 async function trace<T extends { err: number }>(op: number, opName: string, path: string | undefined, reply: Promise<T>): Promise<T> {

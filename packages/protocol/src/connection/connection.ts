@@ -32,17 +32,13 @@ export interface ConnectionOptions {
   passwd?: Buffer | undefined;
   lastZxidSeen?: bigint | undefined;
   canBeReadOnly?: boolean | undefined;
-  /** Send the reads marked `coalesce` that are made in the same tick as one multiRead (3.6+; see coalesce.ts). */
-  coalesceReads?: boolean | undefined;
   /**
-   * Write the multiRead probe (see {@link Connection.probeMultiRead}) in the same write as the
-   * handshake, as xid 1; its answer is {@link Connection.multiReadProbe}. Only for a new session
-   * (no `sessionId`): a server that refuses a presented session answers and closes at once, and
-   * bytes it never reads could turn that close into a reset that loses its answer (why the Java
-   * client writes nothing behind its handshake). A server reads nothing after a ConnectRequest
-   * until the session exists, so the probe cannot overtake it.
+   * `true`: send the reads marked `coalesce` that are made in the same tick as one multiRead
+   * (3.6+; see coalesce.ts). `'probe'`: the same once the server has shown it has multiRead,
+   * learnt at the first tick with two such reads (see {@link Connection.request}); until then
+   * each read goes alone. `false` or undefined: never.
    */
-  probeMultiRead?: boolean | undefined;
+  coalesceReads?: boolean | 'probe' | undefined;
   /** Deadline for TCP + handshake, ms. */
   connectTimeout: number;
   /** Frame size limit for both directions, bytes (default {@link DEFAULT_MAX_FRAME_SIZE}, as the server's `jute.maxbuffer`). */
@@ -58,20 +54,28 @@ export interface ConnectionEvents {
   notification(event: WatcherEvent, zxid: bigint): void;
   /** The connection ended (exactly once); `reason` is undefined after a requested close. */
   close(reason: Error | undefined): void;
+  /**
+   * The server refused the multiRead probe (`coalesceReads: 'probe'`; a 3.5 server answers
+   * Unimplemented and closes). Called just before the connection closes.
+   */
+  noMultiRead?(): void;
+}
+
+/** A request made while the multiRead probe is out, sent once it is answered. */
+interface HeldRequest {
+  type: number;
+  write: ((w: JuteWriter) => void) | undefined;
+  read: ((r: JuteReader) => unknown) | undefined;
+  options: { xid?: number | undefined; coalesce?: boolean | undefined } | undefined;
+  resolve: (reply: Reply<unknown>) => void;
+  reject: (err: unknown) => void;
 }
 
 const noop = (): void => {};
 const writeEmptyBatch = (w: JuteWriter): void => writeReadBatch(w, []);
 const readEmptyBatch = (r: JuteReader): unknown => readReadBatch(r, []);
 const answeredEmpty = (reply: Reply<unknown>): boolean => reply.err === 0;
-
-/** The multiRead probe as the first request of a connection (xid 1), written behind the handshake. */
-const PROBE_FRAME: Buffer = (() => {
-  const w = JuteWriter.frame(16);
-  w.writeInt(1).writeInt(OpCode.multiRead);
-  writeEmptyBatch(w);
-  return w.finishFrame();
-})();
+const COALESCE = { coalesce: true } as const;
 
 /** One connection to one server. */
 export class Connection {
@@ -91,11 +95,16 @@ export class Connection {
   /** Chunks held back until open() has returned (see the constructor). */
   #deferred: Buffer[] | undefined;
   #coalesce: boolean;
-  /** Reads of this tick waiting to leave as one batch (coalesceReads only). */
+  /**
+   * coalesceReads 'probe': `'wanted'` until the first tick with two reads to batch; `'draining'`
+   * while the requests already sent are answered; `'sent'` while the probe is out.
+   */
+  #probe: 'wanted' | 'draining' | 'sent' | undefined;
+  /** Requests made from the first batch on until the probe is answered, in order (see {@link request}). */
+  #held: HeldRequest[] | undefined;
+  /** Reads of this tick waiting to leave as one batch (coalesceReads, or to trigger the probe). */
   #reads: QueuedRead[] | undefined;
   readonly #flushReads = () => this.#sendReads();
-  /** The answer to the probe written with the handshake (`probeMultiRead`), as {@link probeMultiRead}'s. */
-  readonly multiReadProbe: Promise<boolean> | undefined;
 
   /**
    * Dials, performs the handshake and resolves with a ready connection, within `connectTimeout`.
@@ -106,15 +115,12 @@ export class Connection {
   static async open(opts: ConnectionOptions, events: ConnectionEvents): Promise<Connection> {
     const deadline = performance.now() + opts.connectTimeout;
     const where = `${opts.host}:${opts.port}`;
-    if (opts.probeMultiRead && (opts.sessionId ?? 0n) !== 0n) throw new Error('probeMultiRead goes with a new session only');
     const transport = await (opts.dial ?? dial)({ host: opts.host, port: opts.port, tls: opts.tls, connectTimeout: opts.connectTimeout, signal: opts.signal });
     try {
       const timeLeft = Math.max(1, deadline - performance.now());
-      const hello = encodeConnectRequest(opts);
-      const sentAt = performance.now();
-      const reply = await exchangeHandshake(transport, opts.probeMultiRead ? Buffer.concat([hello, PROBE_FRAME]) : hello, timeLeft, opts.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE, opts.signal);
+      const reply = await exchangeHandshake(transport, encodeConnectRequest(opts), timeLeft, opts.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE, opts.signal);
       const session = decodeConnectResponse(reply.payload, opts.sessionId ?? 0n);
-      return new Connection(transport, events, session, opts, where, reply.rest, opts.probeMultiRead ? sentAt : undefined);
+      return new Connection(transport, events, session, opts, where, reply.rest);
     } catch (err) {
       transport.destroy();
       if (err instanceof ZooKeeperError) throw err;
@@ -123,32 +129,25 @@ export class Connection {
     }
   }
 
-  private constructor(transport: Transport, events: ConnectionEvents, session: HandshakeResult, opts: ConnectionOptions, where: string, rest: Buffer[], probeSentAt?: number) {
+  private constructor(transport: Transport, events: ConnectionEvents, session: HandshakeResult, opts: ConnectionOptions, where: string, rest: Buffer[]) {
     this.#transport = transport;
     this.#events = events;
     this.#session = session;
     this.#where = where;
     this.#lastZxid = opts.lastZxidSeen ?? 0n;
     this.#maxFrame = opts.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE;
-    this.#coalesce = opts.coalesceReads ?? false;
+    this.#coalesce = opts.coalesceReads === true;
+    this.#probe = opts.coalesceReads === 'probe' ? 'wanted' : undefined;
     // A coalesced batch's reply may be as large as its reads' replies together. The limit is
     // asked when a frame's length arrives; a notification coming just before that reply gets
     // the same allowance, which is harmless. Asked on every connection, since coalescing may be
-    // switched on after the multiRead probe (see probeMultiRead).
+    // switched on after the multiRead probe.
     const limit = () => this.#pending.peek()?.maxReply ?? this.#maxFrame;
     this.#decoder = new FrameDecoder({ frame: (f) => this.#onFrame(f), oversize: (len, header) => this.#onOversize(len, header) }, limit);
     this.#liveness = new Liveness(
       { sendPing: () => this.#ping(), onDead: (idle) => this.#fail(new ConnectionLossError(`no reply from ${where} for ${Math.round(idle)} ms`)) },
       session.timeOut,
     );
-    if (probeSentAt !== undefined) {
-      const xid = this.#pending.nextXid(); // 1, as PROBE_FRAME says: the first request of the connection
-      const probe = new Promise<Reply<unknown>>((resolve, reject) =>
-        this.#pending.push({ xid, type: OpCode.multiRead, read: readEmptyBatch, resolve, reject, sentAt: probeSentAt }),
-      );
-      this.multiReadProbe = probe.then(answeredEmpty);
-      this.multiReadProbe.catch(noop); // a connection that fails before anyone asks
-    }
     // Bytes that came with (or right after) the handshake reply are decoded once open() has
     // handed this connection over, so a failure they cause reaches an owner that knows the
     // connection. Chunks arriving meanwhile queue behind them, keeping stream order.
@@ -209,10 +208,22 @@ export class Connection {
    * reserved xid (auth -4 is answered out of band; setWatches -8 in order). `options.coalesce`
    * marks a watch-less getData or getChildren that may share a multiRead with the other reads
    * of this tick, when the connection was opened with `coalesceReads`.
+   *
+   * With `coalesceReads: 'probe'`, the first tick with two such reads starts the probe: those
+   * reads and every request made after them are held, in order; once every request already
+   * sent is answered, a multiRead of no ops goes out alone, with nothing behind it (a 3.5 server
+   * answers it with Unimplemented and closes the connection, losing whatever follows). Answered
+   * with an empty result, the connection coalesces from then on and the held requests leave;
+   * refused, the connection closes and they fail with ConnectionLoss marked `notSent` (they
+   * never left: sending them again is safe).
    */
   request<T>(type: number, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options?: { xid?: number | undefined; coalesce?: boolean | undefined }): Promise<Reply<T>> {
     if (this.#closed) return Promise.reject(new ConnectionLossError(`connection to ${this.#where} closed`));
-    if (options?.coalesce && this.#coalesce) {
+    const held = this.#held;
+    if (held !== undefined) {
+      return new Promise<Reply<T>>((resolve, reject) => held.push({ type, write, read, options, resolve: resolve as (reply: Reply<unknown>) => void, reject }));
+    }
+    if (options?.coalesce && (this.#coalesce || this.#probe === 'wanted')) {
       return new Promise<Reply<T>>((resolve, reject) => {
         const q: QueuedRead = { type, write, read, resolve: resolve as (reply: Reply<unknown>) => void, reject };
         const reads = this.#reads;
@@ -253,22 +264,11 @@ export class Connection {
   }
 
   /**
-   * Starts batching the reads marked `coalesce` (as the `coalesceReads` option does from the
-   * start): for the session, once {@link probeMultiRead} has shown that the server has multiRead.
+   * Whether a request made now (a read marked `coalesce` or not) may be held for the multiRead
+   * probe, and so may fail as never sent (see {@link request}).
    */
-  enableCoalescing(): void {
-    this.#coalesce = true;
-  }
-
-  /**
-   * Asks whether the server has multiRead, with a multiRead of no ops: a 3.6+ server answers
-   * with an empty result list, a 3.5 server with Unimplemented (and then closes the
-   * connection). Resolves true on the empty result, false on any error code; rejects with
-   * ConnectionLoss when the connection ends first. A reply also proves the connection, as a
-   * ping does.
-   */
-  probeMultiRead(): Promise<boolean> {
-    return this.request(OpCode.multiRead, writeEmptyBatch, readEmptyBatch).then(answeredEmpty);
+  mayHold(coalesce: boolean): boolean {
+    return this.#held !== undefined || (coalesce && this.#probe === 'wanted');
   }
 
   /**
@@ -309,11 +309,18 @@ export class Connection {
   }
 
   // Writes this tick's coalesced reads: one alone as itself, several as one multiRead. Should the
-  // batch not encode or not fit in a frame, each read goes alone, in the same order.
+  // batch not encode or not fit in a frame, each read goes alone, in the same order. Several
+  // before the server's multiRead is known start the probe (see request).
   #sendReads(): void {
     const reads = this.#reads;
     if (reads === undefined) return;
     this.#reads = undefined;
+    if (reads.length > 1 && !this.#coalesce && this.#probe === 'wanted') {
+      this.#held = reads.map((q) => ({ type: q.type, write: q.write, read: q.read, options: COALESCE, resolve: q.resolve, reject: q.reject }));
+      this.#probe = 'draining';
+      this.#probeWhenIdle();
+      return;
+    }
     if (reads.length > 1) {
       const w = JuteWriter.frame(32 + reads.length * 48);
       let frame: Buffer | undefined;
@@ -333,6 +340,29 @@ export class Connection {
       }
     }
     for (const q of reads) this.#send(q.type, q.write, q.read, q.resolve, q.reject);
+  }
+
+  // The probe leaves once nothing is outstanding: a 3.5 server answers an unknown op at once,
+  // outside its request pipeline, and closes, which could lose the replies still in it.
+  #probeWhenIdle(): void {
+    if (this.#probe !== 'draining' || this.#pending.size > 0 || this.#closed) return;
+    this.#probe = 'sent';
+    this.#send(OpCode.multiRead, writeEmptyBatch, readEmptyBatch, (reply) => this.#probed(answeredEmpty(reply)), noop);
+  }
+
+  #probed(hasMultiRead: boolean): void {
+    this.#probe = undefined;
+    if (!hasMultiRead) {
+      // The held requests fail as never sent (#shutdown).
+      this.#events.noMultiRead?.();
+      this.#fail(new ConnectionLossError(`${this.#where} has no multiRead (it refused the probe)`));
+      return;
+    }
+    this.#coalesce = true;
+    const held = this.#held ?? [];
+    this.#held = undefined;
+    for (const h of held) this.request(h.type, h.write, h.read, h.options).then(h.resolve, h.reject);
+    this.#sendReads();
   }
 
   #ping(): void {
@@ -379,6 +409,7 @@ export class Connection {
       if (!req) throw new DecodeError(`unexpected reply with xid ${xid}`);
       this.#heard(req.sentAt);
       req.resolve({ zxid, err, body: undefined });
+      if (this.#probe === 'draining') this.#probeWhenIdle();
       return;
     }
     const req = this.#pending.peek();
@@ -401,6 +432,7 @@ export class Connection {
       }
     }
     req.resolve({ zxid, err, body });
+    if (this.#probe === 'draining') this.#probeWhenIdle();
   }
 
   // A reply over the frame limit: fail the request it answers, skip its bytes, stay connected.
@@ -412,6 +444,7 @@ export class Connection {
     if (req && (xid === undefined || xid === req.xid)) {
       this.#pending.shift();
       req.reject(new PacketTooLargeError(length, this.#maxFrame));
+      if (this.#probe === 'draining') this.#probeWhenIdle();
     } else {
       this.#fail(new PacketTooLargeError(length, this.#maxFrame));
     }
@@ -440,6 +473,16 @@ export class Connection {
           : new ConnectionLossError(reason ? `connection to ${this.#where} closed: ${reason.message}` : `connection to ${this.#where} closed`, { cause: reason }));
     this.#pending.failAll(lossError);
     for (const q of reads) q.reject(lossError());
+    // A connection dropped with the probe unanswered counts as a refusal: a server that closes
+    // on multiRead without a word must not be probed (and dropped) on every connection.
+    if (this.#probe === 'sent' && reason !== undefined) this.#events.noMultiRead?.();
+    this.#probe = undefined;
+    const held = this.#held;
+    this.#held = undefined;
+    if (held !== undefined && held.length > 0) {
+      const unsent = new ConnectionLossError(`connection to ${this.#where} closed before the request was sent${reason ? `: ${reason.message}` : ''}`, { cause: reason, notSent: true });
+      for (const h of held) h.reject(unsent);
+    }
     this.#events.close(reason);
   }
 }

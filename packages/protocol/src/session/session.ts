@@ -37,7 +37,7 @@ export interface SessionOptions {
   /**
    * Send watch-less reads of one tick as one multiRead (see connection/coalesce.ts): `true` on
    * every connection, `'auto'` on the connections whose server answered the multiRead probe
-   * (see #rearm), `false` or undefined never.
+   * (asked at a connection's first batch: Connection.request), `false` or undefined never.
    */
   coalesceReads?: boolean | 'auto' | undefined;
   tls: TlsConnectionOptions | undefined;
@@ -217,23 +217,19 @@ export class Session {
   }
 
   /** One connection attempt to the next host in the ring. True when it took. */
-  // `again`: the same server once more, right after it failed the multiRead probe, presenting
-  // the session its handshake granted.
-  async #attempt(signal: AbortSignal | undefined, errors: unknown[], prove = false, again?: { host: HostAddress; id: bigint; passwd: Buffer }): Promise<boolean> {
-    let host: HostAddress;
-    if (again) host = again.host;
-    else {
-      host = this.#preferred ?? this.#moveOrder.shift() ?? (this.#ring[this.#ringIndex % this.#ring.length] as HostAddress);
-      if (this.#preferred) this.#preferred = undefined;
-      else if (host === this.#ring[this.#ringIndex % this.#ring.length]) this.#ringIndex = (this.#ringIndex + 1) % this.#ring.length;
-    }
+  async #attempt(signal: AbortSignal | undefined, errors: unknown[], prove = false): Promise<boolean> {
+    const host = this.#preferred ?? this.#moveOrder.shift() ?? (this.#ring[this.#ringIndex % this.#ring.length] as HostAddress);
+    if (this.#preferred) this.#preferred = undefined;
+    else if (host === this.#ring[this.#ringIndex % this.#ring.length]) this.#ringIndex = (this.#ringIndex + 1) % this.#ring.length;
     const where = `${host.host}:${host.port}`;
-    const probe = this.#options.coalesceReads === 'auto' && !this.#noMultiRead.has(where);
-    const resume = again !== undefined || this.#seenReadWrite || this.#options.session !== undefined;
+    // coalesceReads 'auto': the connection learns whether the server has multiRead at its first
+    // batch (Connection.request); a server that refused is not asked again.
+    const coalesceReads = this.#options.coalesceReads === true || (this.#options.coalesceReads === 'auto' && !this.#noMultiRead.has(where) ? 'probe' : false);
+    const resume = this.#seenReadWrite || this.#options.session !== undefined;
     let conn: Connection | undefined;
     // A session granted only by a read-only server is local to it: a client that never saw a
     // read-write server asks for a new session rather than presenting that one.
-    const sessionId = again ? again.id : resume ? this.#sessionId : 0n;
+    const sessionId = resume ? this.#sessionId : 0n;
     const dialedAt = performance.now();
     try {
       conn = await Connection.open(
@@ -243,35 +239,29 @@ export class Session {
           tls: this.#options.tls,
           sessionTimeout: this.#options.sessionTimeout,
           sessionId,
-          passwd: again ? again.passwd : resume ? this.#passwd : Buffer.alloc(16),
+          passwd: resume ? this.#passwd : Buffer.alloc(16),
           lastZxidSeen: this.lastZxid,
           canBeReadOnly: this.#options.canBeReadOnly,
           connectTimeout: this.#options.connectTimeout,
           maxFrameSize: this.#options.maxFrameSize,
-          coalesceReads: this.#options.coalesceReads === true,
-          // On a new session the probe rides with the handshake (one write, no round trip of its
-          // own); SASL must come first, and a resumed session's answer must not be put at risk.
-          probeMultiRead: probe && !this.#options.sasl && sessionId === 0n,
+          coalesceReads,
           signal,
         },
         {
           notification: (event, zxid) => this.#enqueue(event, zxid),
           close: (reason) => this.#onConnectionClosed(conn, reason),
+          noMultiRead: () => {
+            // A 3.5 server: back to it at once (the session lives there), reads alone from now on.
+            debug('%s has no multiRead: reconnecting without coalesced reads', where);
+            this.#noMultiRead.add(where);
+            this.#preferred = host;
+          },
         },
       );
-      await this.#rearm(conn, prove, probe ? where : undefined);
+      await this.#rearm(conn, prove);
       if (conn.closed) throw new ConnectionLossError(`connection to ${host.host}:${host.port} closed right after the handshake`);
     } catch (err) {
       conn?.destroy();
-      if (err instanceof NoMultiReadError && conn && !again && !isTerminal(this.#state)) {
-        // The server answered Unimplemented (and closes the connection): the same server again
-        // at once, with the session its handshake granted (a read-only server's local session is
-        // not presented, as above), and without coalescing. Nothing of the application's was sent.
-        debug('%s has no multiRead: reconnecting without coalesced reads', where);
-        this.#lastZxid = maxBig(this.#lastZxid, conn.lastZxid);
-        const keep = !conn.session.readOnly || resume;
-        return this.#attempt(signal, errors, prove, { host, id: keep ? conn.session.sessionId : 0n, passwd: keep ? conn.session.passwd : Buffer.alloc(16) });
-      }
       if (err instanceof SessionExpiredError) {
         this.#expire();
         throw err;
@@ -304,18 +294,8 @@ export class Session {
    * reported `connected` only once a server has answered on the new connection, not on a
    * handshake alone (a server that completes handshakes and then fails every connection must
    * not make the session look healthy).
-   *
-   * With `probe` (coalesceReads 'auto'; the server's `host:port`), a multiRead of no ops goes
-   * out behind them, before any request of the application can be sent (those wait for the
-   * connection's adoption): a server that answers it with an empty result list gets coalesced
-   * reads on this connection, and its answer is the proof. One that
-   * answers Unimplemented (a 3.5 server, which then closes the connection) is remembered in
-   * #noMultiRead and #attempt dials it again at once, without the probe. One that drops the
-   * connection with the probe unanswered is remembered too (else a server that closes on
-   * multiRead without a word would never be usable), but that attempt fails as any dropped
-   * connection does, through the back-off.
    */
-  async #rearm(conn: Connection, prove: boolean, probe?: string): Promise<void> {
+  async #rearm(conn: Connection, prove: boolean): Promise<void> {
     if (this.#options.sasl) await this.#sasl(conn, this.#options.sasl);
     const replies: Array<Promise<Reply<unknown>>> = [];
     for (const { scheme, auth } of this.#auth) {
@@ -327,28 +307,13 @@ export class Session {
         replies.push(conn.request(req.type, req.write, undefined, { xid: Xid.setWatches }));
       }
     }
-    const multiRead = probe ? (conn.multiReadProbe ?? conn.probeMultiRead()).then((ok) => (ok ? 'yes' : 'no'), () => 'dropped') : undefined;
-    const proof = prove && replies.length === 0 && !multiRead ? conn.ping() : undefined;
-    const refused = async (): Promise<void> => {
-      const answer = await multiRead;
-      if (answer === undefined || answer === 'yes') return;
-      this.#noMultiRead.add(probe!);
-      if (answer === 'no') throw new NoMultiReadError(`${probe} has no multiRead`);
-    };
-    let answered: Array<Reply<unknown>>;
-    try {
-      answered = await Promise.all(replies);
-    } catch (err) {
-      await refused(); // the connection ended: after refusing the probe?
-      throw err;
-    }
+    const proof = prove && replies.length === 0 ? conn.ping() : undefined;
+    const answered = await Promise.all(replies);
     for (const reply of answered) {
       if (reply.err === -115) throw new AuthFailedError('the server refused the credentials on reconnect');
       if (reply.err !== 0) throw fromCode(reply.err, { op: 'setWatches' });
     }
     await proof;
-    await refused();
-    if (multiRead) conn.enableCoalescing();
   }
 
   /**
@@ -421,6 +386,11 @@ export class Session {
     const conn = this.#connection;
     if (conn && isConnected(this.#state)) return conn.request(type, write, read, options);
     return Promise.reject(this.#unavailable());
+  }
+
+  /** Whether a request sent now may be held by the connection and fail as never sent ({@link Connection.mayHold}). */
+  mayHold(coalesce: boolean): boolean {
+    return this.#connection?.mayHold(coalesce) ?? false;
   }
 
   /** Resolves when the session is connected again, or rejects when it cannot be (or on abort). */
@@ -590,9 +560,6 @@ function deliver(listener: WatchListener, event: Parameters<WatchListener>[0]): 
     debug('watch listener threw: %s', (err as Error)?.message);
   }
 }
-
-/** The server answered the multiRead probe with an error code: it has no multiRead (3.5). */
-class NoMultiReadError extends ConnectionLossError {}
 
 function maxBig(a: bigint, b: bigint): bigint {
   return a > b ? a : b;

@@ -40,8 +40,8 @@ export interface FakeServerOptions {
   /** Keep the server's side open after the client's FIN, as a hung server does (default false). */
   halfOpen?: boolean;
   /**
-   * What the fake does with the client's multiRead probe (a multiRead of no ops, sent on each new
-   * connection under coalesceReads 'auto'): `'answer'` (default) answers the empty result list
+   * What the fake does with the client's multiRead probe (a multiRead of no ops, sent under
+   * coalesceReads 'auto' at a connection's first tick with two reads): `'answer'` (default) answers the empty result list
    * as a 3.6+ server does; `'unimplemented'` answers Unimplemented and closes the connection, as
    * a 3.5 server does with any multiRead. Either way the probe is counted in
    * {@link FakeConnection.probes}, not kept in `requests`. `'script'`: an ordinary request.
