@@ -115,13 +115,17 @@ export async function rawWorkloads(bench: Bench, c: RawClients, base: string): P
     ),
   );
 
-  // Connect: a loop of new sessions, each closed (and the close awaited) before the next. Warmed
-  // up with 50 connects first: a process connects once or a few times, so the first connects
-  // run cold code; that cost is the cold row below, this one is the steady state.
+  // Connect: a loop of new sessions, each closed (and the close awaited) before the next: the
+  // steady state, after 300 connects of warm-up per client. A process connects once or a few
+  // times, so the first connects run cold code: that cost is the fresh-process row below, and
+  // how it settles is bench/workloads/connect-warmup.mjs. With 50 connects of warm-up this row
+  // still measured warming up, in favour of whichever client ran later (ours and ours with
+  // coalesceReads, the same code on connect, 478 and 579 connects/s in one run).
   const nConnect = bench.n(200, 40);
+  const CONNECT_WARMUP = 300;
   const connects = (open: () => Promise<() => Promise<void> | void>) => (w: boolean) =>
     timed(async () => {
-      const count = w ? 50 : nConnect;
+      const count = w ? CONNECT_WARMUP : nConnect;
       const latenciesUs: number[] = [];
       for (let i = 0; i < count; i++) {
         const t0 = performance.now();
@@ -141,7 +145,7 @@ export async function rawWorkloads(bench: Bench, c: RawClients, base: string): P
         const client = await connectNzc(c.connect);
         return () => client.close();
       }),
-      (w) => java!.run({ workload: 'connect', count: w ? 50 : nConnect }),
+      (w) => java!.run({ workload: 'connect', count: w ? CONNECT_WARMUP : nConnect }),
     ),
     // coalesceReads: true coalesces without the multiRead probe that the default ('auto') sends
     // with a new session's handshake: one server reply and one socket read fewer per connect.
