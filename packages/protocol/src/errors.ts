@@ -103,8 +103,10 @@ export class ZooKeeperError extends Error {
   readonly path: string | undefined;
   /**
    * True when the request was never sent (the client was not connected when it was made, and
-   * `whileDisconnected` is `'fail'`): it certainly was not applied, so sending it again is safe
-   * whatever it is. False when unknown.
+   * `whileDisconnected` is `'fail'`; or it waited behind the multiRead probe and the connection
+   * closed first, which the client itself answers by sending it again once connected, within
+   * the call's deadline): it certainly was not applied, so sending it again is safe whatever it
+   * is. False when unknown.
    */
   readonly notSent: boolean;
 

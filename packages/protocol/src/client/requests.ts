@@ -44,32 +44,51 @@ export function sendRequest<T>(
   options.signal?.throwIfAborted();
   const context = { op: opName, ...(path ? { path } : {}) };
   const traced = debugEnabled || requestStartChannel.hasSubscribers || requestFinishChannel.hasSubscribers;
-  if (settings.whileDisconnected === 'wait' && waitable.has(session.state)) {
-    return sendWhenConnected(session, op, path, write, read, options.signal, timeout, context, traced, coalesce);
-  }
-  const mayHold = session.mayHold(coalesce);
-  const once = session.request(op, write, read, coalesce ? COALESCE : undefined);
-  const sent = mayHold ? resendUnsent(once, session, op, path, write, read, options.signal, timeout, context, coalesce) : once;
-  const reply = raceAbort(sent, options.signal, timeout, context);
+  const req: Outgoing<T> = { session, op, path, write, read, signal: options.signal, context, coalesce };
+  if (settings.whileDisconnected === 'wait' && waitable.has(session.state)) return sendWhenConnected(req, timeout, traced);
+  const reply = sendNow(req, timeout);
   return traced ? trace(op, opName, path, reply) : reply;
 }
 
+/** One request as the client sends it. */
+interface Outgoing<T> {
+  session: Session;
+  op: number;
+  path: string | undefined;
+  write: ((w: JuteWriter) => void) | undefined;
+  read: ((r: JuteReader) => T) | undefined;
+  signal: AbortSignal | undefined;
+  context: { op: string; path?: string };
+  /** A watch-less getData or getChildren that may share a multiRead (coalesceReads). */
+  coalesce: boolean;
+}
+
 /**
- * `whileDisconnected: 'wait'`: holds the request until the session is connected again, within
- * the call's deadline and signal. A request whose caller gave up is never sent.
+ * Sends `req` on the live connection, within `timeout` and its signal. A request the connection
+ * held and never sent (it closed first: a server that refused the multiRead probe, see
+ * Connection.request) is sent again once the session is back, within the same deadline and
+ * signal: it cannot have been applied. Any other failure stands.
  */
-async function sendWhenConnected<T>(
-  session: Session,
-  op: number,
-  path: string | undefined,
-  write: ((w: JuteWriter) => void) | undefined,
-  read: ((r: JuteReader) => T) | undefined,
-  signal: AbortSignal | undefined,
-  timeout: number | undefined,
-  context: { op: string; path?: string },
-  traced: boolean,
-  coalesce: boolean,
-): Promise<Reply<T>> {
+function sendNow<T>(req: Outgoing<T>, timeout: number | undefined): Promise<Reply<T>> {
+  const mayHold = req.session.mayHold(req.coalesce);
+  const once = req.session.request(req.op, req.write, req.read, req.coalesce ? COALESCE : undefined);
+  if (!mayHold) return raceAbort(once, req.signal, timeout, req.context);
+  const deadline = timeout === undefined ? undefined : performance.now() + timeout;
+  const resent = once.catch((err: unknown) => {
+    const left = deadline === undefined ? undefined : deadline - performance.now();
+    if (!(err instanceof ZooKeeperError && err.notSent) || req.signal?.aborted || (left !== undefined && left <= 0)) throw err;
+    return sendWhenConnected(req, left, false);
+  });
+  return raceAbort(resent, req.signal, timeout, req.context);
+}
+
+/**
+ * `whileDisconnected: 'wait'` (and a request sent again, see {@link sendNow}): holds the request
+ * until the session is connected again, within `timeout` and the signal, then sends it. A
+ * request whose caller gave up is never sent.
+ */
+async function sendWhenConnected<T>(req: Outgoing<T>, timeout: number | undefined, traced: boolean): Promise<Reply<T>> {
+  const { session, signal, context } = req;
   const deadline = timeout === undefined ? undefined : performance.now() + timeout;
   const ac = new AbortController();
   const timer = timeout === undefined ? undefined : setLongTimeout(() => ac.abort(new RequestTimeoutError(`${context.op}${context.path ? ` ${context.path}` : ''} timed out after ${timeout} ms while disconnected`, context)), timeout);
@@ -82,33 +101,8 @@ async function sendWhenConnected<T>(
     signal?.removeEventListener('abort', onAbort);
   }
   const left = deadline === undefined ? undefined : Math.max(0, deadline - performance.now());
-  const sent = raceAbort(session.request(op, write, read, coalesce ? COALESCE : undefined), signal, left, context);
-  return traced ? trace(op, context.op, path, sent) : sent;
-}
-
-/**
- * A request the connection held and never sent (it closed first: a server that refused the
- * multiRead probe, see Connection.request) is sent again once the session is back, within the
- * same deadline and signal: it cannot have been applied. Any other failure stands.
- */
-function resendUnsent<T>(
-  once: Promise<Reply<T>>,
-  session: Session,
-  op: number,
-  path: string | undefined,
-  write: ((w: JuteWriter) => void) | undefined,
-  read: ((r: JuteReader) => T) | undefined,
-  signal: AbortSignal | undefined,
-  timeout: number | undefined,
-  context: { op: string; path?: string },
-  coalesce: boolean,
-): Promise<Reply<T>> {
-  const deadline = timeout === undefined ? undefined : performance.now() + timeout;
-  return once.catch((err: unknown) => {
-    const left = deadline === undefined ? undefined : deadline - performance.now();
-    if (!(err instanceof ZooKeeperError && err.notSent) || signal?.aborted || (left !== undefined && left <= 0)) throw err;
-    return sendWhenConnected(session, op, path, write, read, signal, left, context, false, coalesce);
-  });
+  const sent = sendNow(req, left);
+  return traced ? trace(req.op, context.op, req.path, sent) : sent;
 }
 
 async function trace<T extends { err: number }>(op: number, opName: string, path: string | undefined, reply: Promise<T>): Promise<T> {

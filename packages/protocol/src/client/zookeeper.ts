@@ -680,7 +680,7 @@ export interface StateChange {
  */
 function withContext(err: unknown, op: string, path: string | undefined, notSent: boolean): unknown {
   if (!(err instanceof ZooKeeperError) || err.op !== undefined) return err;
-  return fromCode(err.code, { op, path, cause: err, notSent }, `${err.message} (${op}${path ? ` ${path}` : ''})`);
+  return fromCode(err.code, { op, path, cause: err, notSent: notSent || err.notSent }, `${err.message} (${op}${path ? ` ${path}` : ''})`);
 }
 
 function validVersion(version: number | undefined): number {

@@ -154,6 +154,15 @@ describe('session - multiRead probe (coalesceReads auto, fake servers)', () => {
     expect(types(s.connections[2]!)).toEqual([OpCode.getData, OpCode.getData]);
   });
 
+  it('whileDisconnected wait: held reads are sent again on the same session too', async () => {
+    const s = await server({ multiRead: 'unimplemented' });
+    await using zk = await ZooKeeper.connect(`127.0.0.1:${s.port}`, { sessionTimeout: 10_000, connectTimeout: 2000, whileDisconnected: 'wait' });
+    await twoReads(zk);
+    expect(s.connections).toHaveLength(2);
+    expect(s.connections[0]!.requests).toEqual([]);
+    expect(types(s.connections[1]!)).toEqual([OpCode.getData, OpCode.getData]);
+  });
+
   it('a held read whose caller gave up is not sent again', async () => {
     const s = await server({ multiRead: 'unimplemented' });
     await using zk = await ZooKeeper.connect(`127.0.0.1:${s.port}`, { sessionTimeout: 10_000, connectTimeout: 2000 });
