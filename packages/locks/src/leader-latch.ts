@@ -7,7 +7,7 @@ import { Attempt, connectedUnless } from './internal/attempt.js';
 import { latchDriver } from './internal/drivers.js';
 import { acquireNode, type HeldNode } from './internal/engine.js';
 import { LATCH_LOCK_NAME } from './internal/names.js';
-import { guard, Lease, type GuardOptions } from './lease.js';
+import { guard, Lease, signalOf, type GuardOptions } from './lease.js';
 import { Leadership, listParticipants, participantId, type Participant } from './leadership.js';
 
 /** Options of a {@link LeaderLatch}. */
@@ -257,7 +257,7 @@ export class LeaderLatch implements AsyncDisposable {
       const core = guard(this.zk, this.path, held.nodePath, held.czxid, this.#options, () => undefined);
       const lease = new Lease(core);
       const leadership = new Leadership(lease, this.id);
-      const ended = new Promise<void>((resolve) => core.controller.signal.addEventListener('abort', () => resolve(), { once: true }));
+      const ended = new Promise<void>((resolve) => signalOf(core).addEventListener('abort', () => resolve(), { once: true }));
       const onClose = () => void leadership.release().catch(() => undefined);
       if (stop.aborted) onClose();
       else {
@@ -268,7 +268,7 @@ export class LeaderLatch implements AsyncDisposable {
       await ended;
       stop.removeEventListener('abort', onClose);
       this.#current = undefined;
-      const reason: unknown = core.controller.signal.reason;
+      const reason: unknown = core.reason;
       // A lost term's node may still exist: deleting it (in the background until a server answers)
       // makes the next term a new node, with a larger fencing token.
       const released = leadership.release();

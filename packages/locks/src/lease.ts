@@ -13,9 +13,23 @@ export interface LeaseCore {
   readonly lockPath: string;
   readonly nodePath: string;
   readonly fencingToken: bigint;
+  /**
+   * Aborted with {@link reason} once the hold is at risk or released, but only once its signal
+   * has been handed out ({@link signalOf}): an AbortSignal costs about 0.7 KiB of heap, and most
+   * holds are released without anyone asking for theirs. Abort through {@link abortCore}.
+   */
   readonly controller: AbortController;
-  /** Aborted when another process asks for the lock (only when acquired with `revocable`). */
-  readonly revocation: AbortController;
+  /** Whether `controller.signal` has been handed out. */
+  signalOut: boolean;
+  /** Whether the hold is at risk or released (what the signal says once handed out). */
+  aborted: boolean;
+  /** Why (a {@link LeaseLostError}), once {@link aborted}. */
+  reason: unknown;
+  /**
+   * Aborted when another process asks for the lock (only when acquired with `revocable`). Made
+   * when first needed ({@link revocationOf}): most holds never ask.
+   */
+  revocation: AbortController | undefined;
   /** Whether revocation requests reach `revocation`. */
   readonly revocable: boolean;
   /** Handles not yet released (reentrant acquires add one each). */
@@ -68,7 +82,7 @@ export class Lease implements AsyncDisposable {
    * A revocation request does not abort it (see {@link Lease.revocationRequested}).
    */
   get signal(): AbortSignal {
-    return this.#core.controller.signal;
+    return signalOf(this.#core);
   }
   /**
    * Aborts when another process asks this holder to give the lock up (a Curator
@@ -85,7 +99,7 @@ export class Lease implements AsyncDisposable {
    * ```
    */
   get revocationRequested(): AbortSignal {
-    return this.#core.revocation.signal;
+    return revocationOf(this.#core).signal;
   }
   /** Whether this hold listens for revocation requests (acquired with `revocable: true`). */
   get revocable(): boolean {
@@ -93,13 +107,13 @@ export class Lease implements AsyncDisposable {
   }
   /** True until this handle is released or the hold is lost. */
   get held(): boolean {
-    return !this.#released && !this.#core.controller.signal.aborted;
+    return !this.#released && !this.#core.aborted;
   }
 
   /** Throws the loss reason if the hold is at risk or released. */
   assertHeld(): void {
     if (this.#released) throw new NotHeldError(this.path, `lease on ${this.path} was released`);
-    if (this.signal.aborted) throw this.signal.reason;
+    if (this.#core.aborted) throw this.#core.reason;
   }
 
   /**
@@ -148,16 +162,51 @@ export interface GuardOptions {
   suspendedGrace?: number | undefined;
 }
 
+/** @internal The signal of a hold (see {@link LeaseCore.controller}), aborted already if the hold is. */
+export function signalOf(core: LeaseCore): AbortSignal {
+  if (!core.signalOut) {
+    core.signalOut = true;
+    if (core.aborted) core.controller.abort(core.reason);
+  }
+  return core.controller.signal;
+}
+
+/** @internal Marks a hold at risk or released (once; the first reason stays), aborting its signal if handed out. */
+export function abortCore(core: LeaseCore, reason: unknown): void {
+  if (core.aborted) return;
+  core.aborted = true;
+  core.reason = reason;
+  if (core.signalOut) core.controller.abort(reason);
+}
+
+/** @internal A hold's revocation controller, made on first use. */
+export function revocationOf(core: LeaseCore): AbortController {
+  return (core.revocation ??= new AbortController());
+}
+
 /**
  * @internal Starts guarding a hold: returns its core. `revocable`: deliver revocation requests
  * (the node's data set to Curator's `__REVOKE__`) to `core.revocation`.
  */
 export function guard(zk: ZooKeeper, lockPath: string, nodePath: string, fencingToken: bigint, options: GuardOptions, onEnd: () => void, revocable = false): LeaseCore {
-  const controller = new AbortController();
-  const revocation = new AbortController();
+  const core: LeaseCore = {
+    zk,
+    lockPath,
+    nodePath,
+    fencingToken,
+    controller: new AbortController(),
+    signalOut: false,
+    aborted: false,
+    reason: undefined,
+    revocation: undefined,
+    revocable,
+    refs: 1,
+    released: false,
+    end,
+  };
   let timer: NodeJS.Timeout | undefined;
   const lose = (why: string, cause?: unknown) => {
-    if (!controller.signal.aborted) controller.abort(new LeaseLostError(lockPath, `lease on ${lockPath} lost: ${why}`, { cause }));
+    if (!core.aborted) abortCore(core, new LeaseLostError(lockPath, `lease on ${lockPath} lost: ${why}`, { cause }));
   };
   const grace = options.suspendedGrace ?? Math.floor(zk.sessionTimeout / 6);
   // Connected, but the newest answered request is old (a server answering a deep backlog): the
@@ -183,10 +232,10 @@ export function guard(zk: ZooKeeper, lockPath: string, nodePath: string, fencing
   // uses it up, so the watch is set again at once; a deletion in between makes that getData fail
   // with NoNode. getData rather than exists: on a missing node it leaves no watch behind.
   const watchOwnNode = (): void => {
-    if (core.released || controller.signal.aborted) return;
+    if (core.released || core.aborted) return;
     zk.getData(nodePath, { watch: onOwnNode }).then(
       ({ data }) => {
-        if (revocable && isRevokeMessage(data) && !revocation.signal.aborted) revocation.abort(new RevocationRequestedError(lockPath, nodePath));
+        if (revocable && isRevokeMessage(data) && !revocationOf(core).signal.aborted) revocationOf(core).abort(new RevocationRequestedError(lockPath, nodePath));
       },
       (err: unknown) => {
         if (core.released) return;
@@ -201,36 +250,25 @@ export function guard(zk: ZooKeeper, lockPath: string, nodePath: string, fencing
     if (e.type === 'NodeDeleted') lose('the lock node was deleted');
     else if (e.type === 'NodeDataChanged') watchOwnNode();
   };
-  const core: LeaseCore = {
-    zk,
-    lockPath,
-    nodePath,
-    fencingToken,
-    controller,
-    revocation,
-    revocable,
-    refs: 1,
-    released: false,
-    async end() {
-      core.released = true;
-      offState();
-      offProof();
-      if (timer) clearTimeout(timer);
-      onEnd();
-      const lost = controller.signal.aborted;
-      const deletion = deleteGuaranteed(zk, nodePath);
-      try {
-        // A hold already lost does not make release() wait for the network: the delete goes on
-        // in the background until the session reconnects (then it deletes) or ends (the node
-        // goes with it).
-        if (lost) deletion.catch(() => undefined);
-        else await deletion;
-      } finally {
-        zk.removeLocalWatch('data', nodePath, onOwnNode);
-        if (!controller.signal.aborted) controller.abort(new LeaseLostError(lockPath, `lease on ${lockPath} released`));
-      }
-    },
-  };
+  async function end(): Promise<void> {
+    core.released = true;
+    offState();
+    offProof();
+    if (timer) clearTimeout(timer);
+    onEnd();
+    const lost = core.aborted;
+    const deletion = deleteGuaranteed(zk, nodePath);
+    try {
+      // A hold already lost does not make release() wait for the network: the delete goes on
+      // in the background until the session reconnects (then it deletes) or ends (the node
+      // goes with it).
+      if (lost) deletion.catch(() => undefined);
+      else await deletion;
+    } finally {
+      zk.removeLocalWatch('data', nodePath, onOwnNode);
+      abortCore(core, new LeaseLostError(lockPath, `lease on ${lockPath} released`));
+    }
+  }
   watchOwnNode();
   return core;
 }

@@ -55,6 +55,16 @@ export function checkAcquireOptions(options: AcquireOptions): void {
   if (revocable !== undefined && typeof revocable !== 'boolean') throw new InvalidArgumentError('revocable', `must be a boolean, got ${String(revocable)}`);
 }
 
+let sharedData: Buffer | undefined;
+
+/**
+ * A lock node's data when the options give none: this process's host and pid, as JSON. One
+ * Buffer for every lock of the process (it is only ever read), made at the first lock.
+ */
+function defaultData(): Buffer {
+  return (sharedData ??= Buffer.from(JSON.stringify({ host: hostname(), pid: process.pid })));
+}
+
 /** Base of the locks: reentrancy and the acquire variants over one `acquireNode`. */
 export abstract class LockBase {
   /** The client the lock uses. */
@@ -76,7 +86,7 @@ export abstract class LockBase {
     this.zk = zk;
     this.path = path;
     this.options = options;
-    this.data = options.data === undefined ? Buffer.from(JSON.stringify({ host: hostname(), pid: process.pid })) : Buffer.from(options.data);
+    this.data = options.data === undefined ? defaultData() : Buffer.from(options.data);
   }
 
   /** @internal Creates and waits for this lock's node. */
@@ -101,7 +111,7 @@ export abstract class LockBase {
     if (options.signal?.aborted) throw new LockAbortedError(this.path, options.signal.reason);
     const owner = ownerOf(options);
     const existing = owner === undefined ? undefined : this.holds.get(owner);
-    if (existing && !existing.released && !existing.controller.signal.aborted) {
+    if (existing && !existing.released && !existing.aborted) {
       existing.refs++;
       return new Lease(existing);
     }
@@ -145,6 +155,6 @@ export abstract class LockBase {
   /** True when `owner` (default: the enclosing `run`) holds this lock through this object. */
   isHeldBy(owner: unknown = owners.getStore()): boolean {
     const core = owner === undefined ? undefined : this.holds.get(owner);
-    return core !== undefined && !core.released && !core.controller.signal.aborted;
+    return core !== undefined && !core.released && !core.aborted;
   }
 }

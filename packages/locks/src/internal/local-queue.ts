@@ -16,7 +16,7 @@
  */
 import { setLongTimeout, type LongTimeout, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
 import { LeaseLostError, LockAbortedError, LockTimeoutError } from '../errors.js';
-import type { LeaseCore } from '../lease.js';
+import { abortCore, revocationOf, signalOf, type LeaseCore } from '../lease.js';
 
 /** What the queue needs from its lock. */
 export interface LocalQueueSpec {
@@ -138,7 +138,7 @@ export class LocalQueue {
         const taken: Hold = { core, handoffs: 0, othersWaiting: false, watching: undefined, holder: undefined, handingOff: false };
         this.#hold = taken;
         this.#watchOthers(taken);
-        core.controller.signal.addEventListener('abort', () => this.#lost(taken), { once: true });
+        signalOf(core).addEventListener('abort', () => this.#lost(taken), { once: true });
         this.#grant(taken);
       },
       (err: unknown) => {
@@ -159,28 +159,31 @@ export class LocalQueue {
     waiter.done = true;
     waiter.cleanup();
     const node = hold.core;
-    const controller = new AbortController();
-    const onLost = () => controller.abort(node.controller.signal.reason);
-    if (node.controller.signal.aborted) onLost();
-    else node.controller.signal.addEventListener('abort', onLost, { once: true });
+    const onLost = () => abortCore(local, node.reason);
     const local: LeaseCore = {
       zk: node.zk,
       lockPath: node.lockPath,
       nodePath: node.nodePath,
       fencingToken: node.fencingToken,
-      controller,
-      revocation: node.revocation,
+      controller: new AbortController(),
+      signalOut: false,
+      aborted: false,
+      reason: undefined,
+      // The node's own: a revocation request reaches every local holder of the node.
+      revocation: revocationOf(node),
       revocable: node.revocable,
       refs: 1,
       released: false,
       end: async () => {
         local.released = true;
-        node.controller.signal.removeEventListener('abort', onLost);
+        signalOf(node).removeEventListener('abort', onLost);
         waiter.onEnd();
-        if (!controller.signal.aborted) controller.abort(new LeaseLostError(node.lockPath, `lease on ${node.lockPath} released`));
+        abortCore(local, new LeaseLostError(node.lockPath, `lease on ${node.lockPath} released`));
         await this.#released(hold, local);
       },
     };
+    if (node.aborted) onLost();
+    else signalOf(node).addEventListener('abort', onLost, { once: true });
     hold.holder = local;
     waiter.resolve(local);
   }
@@ -189,7 +192,7 @@ export class LocalQueue {
   async #released(hold: Hold, local: LeaseCore): Promise<void> {
     if (hold.holder !== local) return;
     hold.holder = undefined;
-    const atRisk = hold.core.controller.signal.aborted;
+    const atRisk = hold.core.aborted;
     const fair = !hold.othersWaiting || hold.handoffs < this.#spec.maxHandoffs;
     if (!atRisk && this.#waiters.length > 0 && fair) {
       if (hold.othersWaiting) hold.handoffs++;
@@ -216,7 +219,7 @@ export class LocalQueue {
     if (this.#hold !== hold) return;
     this.#hold = undefined;
     this.#unwatch(hold);
-    const lost = hold.core.controller.signal.aborted;
+    const lost = hold.core.aborted;
     const ended = hold.core.end();
     // A lost hold's node is deleted in the background (as a lost lease's is); a released one first.
     if (lost) ended.catch(() => undefined);
