@@ -75,8 +75,8 @@ export abstract class LockBase {
   protected readonly options: LockOptions;
   /** @internal */
   protected readonly data: Buffer;
-  /** @internal Holds by owner, for reentrancy. */
-  protected readonly holds = new Map<unknown, LeaseCore>();
+  /** Holds by owner, for reentrancy: made at the first hold with an owner (most locks never have one). */
+  #holds: Map<unknown, LeaseCore> | undefined;
 
   constructor(zk: ZooKeeper, path: string, options: LockOptions = {}) {
     validatePath(path);
@@ -87,6 +87,11 @@ export abstract class LockBase {
     this.path = path;
     this.options = options;
     this.data = options.data === undefined ? defaultData() : Buffer.from(options.data);
+  }
+
+  /** @internal The hold `owner` has through this object, if any (released or lost ones included). */
+  protected holdOf(owner: unknown): LeaseCore | undefined {
+    return owner === undefined ? undefined : this.#holds?.get(owner);
   }
 
   /** @internal Creates and waits for this lock's node. */
@@ -110,15 +115,15 @@ export abstract class LockBase {
     checkAcquireOptions(options);
     if (options.signal?.aborted) throw new LockAbortedError(this.path, options.signal.reason);
     const owner = ownerOf(options);
-    const existing = owner === undefined ? undefined : this.holds.get(owner);
+    const existing = this.holdOf(owner);
     if (existing && !existing.released && !existing.aborted) {
       existing.refs++;
       return new Lease(existing);
     }
     const core: LeaseCore = await this.acquireCore(options, () => {
-      if (owner !== undefined && this.holds.get(owner) === core) this.holds.delete(owner);
+      if (owner !== undefined && this.#holds?.get(owner) === core) this.#holds.delete(owner);
     });
-    if (owner !== undefined) this.holds.set(owner, core);
+    if (owner !== undefined) (this.#holds ??= new Map()).set(owner, core);
     return new Lease(core);
   }
 
@@ -154,7 +159,7 @@ export abstract class LockBase {
 
   /** True when `owner` (default: the enclosing `run`) holds this lock through this object. */
   isHeldBy(owner: unknown = owners.getStore()): boolean {
-    const core = owner === undefined ? undefined : this.holds.get(owner);
+    const core = this.holdOf(owner);
     return core !== undefined && !core.released && !core.aborted;
   }
 }

@@ -52,7 +52,7 @@ export class WriteLock extends LockBase {
 
   /** @internal The node this owner holds the write lock with, if any. */
   heldNode(owner: unknown): string | undefined {
-    const core = owner === undefined ? undefined : this.holds.get(owner);
+    const core = this.holdOf(owner);
     return core && !core.released ? core.nodePath : undefined;
   }
 
