@@ -166,6 +166,9 @@ export async function rawWorkloads(bench: Bench, c: RawClients, base: string): P
   // per repetition imports the client, connects, closes. Latency: process start to connected;
   // CPU per op: the process's CPU until connected, module loading included.
   const nCold = bench.n(10, 4);
+  // The published entry is a bundle of tsc's output: remade first if tsc wrote something newer
+  // (a no-op otherwise), so the row never loads stale code.
+  await execFileP(process.execPath, [BUNDLER]);
   // "ours" loads the entry the published package names (one bundled file, scripts/bundle.mjs);
   // the unbundled row loads the workspace's tsc output, one module per source file.
   const cold = (client: ColdClient) => (w: boolean) => coldConnects(client, c.connect, w ? 2 : nCold);
@@ -206,6 +209,7 @@ function bareSession(connectString: string): Promise<() => Promise<void>> {
 }
 
 const COLD_CHILD = fileURLToPath(new URL('../../workloads/cold-connect.mjs', import.meta.url));
+const BUNDLER = fileURLToPath(new URL('../../../scripts/bundle.mjs', import.meta.url));
 
 /** The clients bench/workloads/cold-connect.mjs can load. */
 type ColdClient = 'ours' | 'ours-modules' | 'nzc';
