@@ -83,6 +83,9 @@ describe('LeaderLatch', () => {
   it('release() ends the term and queues again at the back: leadership rotates with growing tokens', async () => {
     const latches = await Promise.all([0, 1, 2].map(async (i) => new LeaderLatch(await space.client(), '/election/rotate', { id: `p${i}` })));
     for (const latch of latches) latch.start();
+    // Three sessions queue in no fixed order: the rotation is checked once all three are queued
+    // (a first leader released before the last one queued would queue ahead of it).
+    await waitFor('three queued', async () => ((await nodes('/election/rotate')).length === 3 ? true : undefined), 10_000, 10);
     const tokens: bigint[] = [];
     const ids: string[] = [];
     for (let term = 0; term < 9; term++) {
