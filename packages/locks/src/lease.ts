@@ -1,7 +1,7 @@
 /**
  * A held lock: its fencing token, a signal that aborts when the hold is at risk, and release.
  */
-import { NoNodeError, ZooKeeperError, type Transaction, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
+import { NoNodeError, ZooKeeperError, type SessionState, type Transaction, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
 import { LeaseLostError, NotHeldError, RevocationRequestedError } from './errors.js';
 import { connected, deleteGuaranteed } from './internal/engine.js';
 import { watchProof } from './internal/proof.js';
@@ -189,75 +189,122 @@ export function revocationOf(core: LeaseCore): AbortController {
  * (the node's data set to Curator's `__REVOKE__`) to `core.revocation`.
  */
 export function guard(zk: ZooKeeper, lockPath: string, nodePath: string, fencingToken: bigint, options: GuardOptions, onEnd: () => void, revocable = false): LeaseCore {
-  const core: LeaseCore = {
-    zk,
-    lockPath,
-    nodePath,
-    fencingToken,
-    controller: new AbortController(),
-    signalOut: false,
-    aborted: false,
-    reason: undefined,
-    revocation: undefined,
-    revocable,
-    refs: 1,
-    released: false,
-    end,
+  return new GuardedHold(zk, lockPath, nodePath, fencingToken, options, onEnd, revocable);
+}
+
+/** The guarded holds of each session: one state listener per session tells them all. */
+const holdsOf = new WeakMap<ZooKeeper, { holds: Set<GuardedHold>; off: () => void }>();
+
+function track(hold: GuardedHold): void {
+  let session = holdsOf.get(hold.zk);
+  if (session === undefined) {
+    const holds = new Set<GuardedHold>();
+    const off = hold.zk.onStateChange((state) => {
+      for (const h of holds) h.onState(state);
+    });
+    holdsOf.set(hold.zk, (session = { holds, off }));
+  }
+  session.holds.add(hold);
+}
+
+function untrack(hold: GuardedHold): void {
+  const session = holdsOf.get(hold.zk);
+  if (session === undefined || !session.holds.delete(hold) || session.holds.size > 0) return;
+  session.off();
+  holdsOf.delete(hold.zk);
+}
+
+/**
+ * One hold's guard, and its core. A class rather than closures: a process may hold a hundred
+ * thousand locks, and each closure and its context is heap per hold (bench: "locks held").
+ */
+class GuardedHold implements LeaseCore {
+  readonly zk: ZooKeeper;
+  readonly lockPath: string;
+  readonly nodePath: string;
+  readonly fencingToken: bigint;
+  readonly controller = new AbortController();
+  signalOut = false;
+  aborted = false;
+  reason: unknown = undefined;
+  revocation: AbortController | undefined = undefined;
+  readonly revocable: boolean;
+  refs = 1;
+  released = false;
+  readonly #grace: number;
+  readonly #onEnd: () => void;
+  #timer: NodeJS.Timeout | undefined = undefined;
+  readonly #offProof: () => void;
+  readonly #lose = (why: string, cause?: unknown): void => {
+    if (!this.aborted) abortCore(this, new LeaseLostError(this.lockPath, `lease on ${this.lockPath} lost: ${why}`, { cause }));
   };
-  let timer: NodeJS.Timeout | undefined;
-  const lose = (why: string, cause?: unknown) => {
-    if (!core.aborted) abortCore(core, new LeaseLostError(lockPath, `lease on ${lockPath} lost: ${why}`, { cause }));
+  readonly #onOwnNode = (e: WatchedEvent): void => {
+    if (this.released) return;
+    if (e.type === 'NodeDeleted') this.#lose('the lock node was deleted');
+    else if (e.type === 'NodeDataChanged') this.#watchOwnNode();
   };
-  const grace = options.suspendedGrace ?? Math.floor(zk.sessionTimeout / 6);
-  // Connected, but the newest answered request is old (a server answering a deep backlog): the
-  // same deadline as while suspended (see internal/proof.ts).
-  const offProof = watchProof(zk, lose);
-  const offState = zk.onStateChange((state) => {
+
+  constructor(zk: ZooKeeper, lockPath: string, nodePath: string, fencingToken: bigint, options: GuardOptions, onEnd: () => void, revocable: boolean) {
+    this.zk = zk;
+    this.lockPath = lockPath;
+    this.nodePath = nodePath;
+    this.fencingToken = fencingToken;
+    this.revocable = revocable;
+    this.#onEnd = onEnd;
+    this.#grace = options.suspendedGrace ?? Math.floor(zk.sessionTimeout / 6);
+    // Connected, but the newest answered request is old (a server answering a deep backlog): the
+    // same deadline as while suspended (see internal/proof.ts).
+    this.#offProof = watchProof(zk, this.#lose);
+    track(this);
+    this.#watchOwnNode();
+  }
+
+  /** The session's state changed (called for every hold of the session by one listener). */
+  onState(state: SessionState): void {
+    const zk = this.zk;
     if (state === 'suspended') {
-      if (grace <= 0) return lose('connection lost');
+      const grace = this.#grace;
+      if (grace <= 0) return this.#lose('connection lost');
       // A sixth of the timeout before the ensemble may expire the session, at the latest.
       const latest = zk.expiryDeadline - Math.floor(zk.sessionTimeout / 6) - performance.now();
       const wait = Math.min(grace, latest);
       const why = wait < grace ? `no reply from the ensemble; it may expire the session in ${Math.round(latest + zk.sessionTimeout / 6)} ms` : `suspended for more than ${grace} ms`;
-      if (wait <= 0) lose(why);
-      else timer ??= setTimeout(() => lose(why), Math.ceil(wait));
+      if (wait <= 0) this.#lose(why);
+      else this.#timer ??= setTimeout(() => this.#lose(why), Math.ceil(wait));
     } else if (state === 'connected' || state === 'connectedReadOnly') {
-      if (timer) clearTimeout(timer);
-      timer = undefined;
+      if (this.#timer) clearTimeout(this.#timer);
+      this.#timer = undefined;
     } else {
-      lose(`session ${state}`);
+      this.#lose(`session ${state}`);
     }
-  });
+  }
+
   // A ZooKeeper watch fires once. A data change (which is how a Curator Revoker asks for the lock)
   // uses it up, so the watch is set again at once; a deletion in between makes that getData fail
   // with NoNode. getData rather than exists: on a missing node it leaves no watch behind.
-  const watchOwnNode = (): void => {
-    if (core.released || core.aborted) return;
-    zk.getData(nodePath, { watch: onOwnNode }).then(
+  #watchOwnNode(): void {
+    if (this.released || this.aborted) return;
+    this.zk.getData(this.nodePath, { watch: this.#onOwnNode }).then(
       ({ data }) => {
-        if (revocable && isRevokeMessage(data) && !revocationOf(core).signal.aborted) revocationOf(core).abort(new RevocationRequestedError(lockPath, nodePath));
+        if (this.revocable && isRevokeMessage(data) && !revocationOf(this).signal.aborted) revocationOf(this).abort(new RevocationRequestedError(this.lockPath, this.nodePath));
       },
       (err: unknown) => {
-        if (core.released) return;
-        if (err instanceof NoNodeError) return lose('the lock node is gone');
+        if (this.released) return;
+        if (err instanceof NoNodeError) return this.#lose('the lock node is gone');
         // Cut off: set the watch again once connected (the state listener covers a session that ends).
-        if (err instanceof ZooKeeperError && err.isRetryable) connected(zk).then(watchOwnNode, () => undefined);
+        if (err instanceof ZooKeeperError && err.isRetryable) connected(this.zk).then(() => this.#watchOwnNode(), () => undefined);
       },
     );
-  };
-  const onOwnNode = (e: WatchedEvent) => {
-    if (core.released) return;
-    if (e.type === 'NodeDeleted') lose('the lock node was deleted');
-    else if (e.type === 'NodeDataChanged') watchOwnNode();
-  };
-  async function end(): Promise<void> {
-    core.released = true;
-    offState();
-    offProof();
-    if (timer) clearTimeout(timer);
-    onEnd();
-    const lost = core.aborted;
-    const deletion = deleteGuaranteed(zk, nodePath);
+  }
+
+  async end(): Promise<void> {
+    this.released = true;
+    untrack(this);
+    this.#offProof();
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#onEnd();
+    const lost = this.aborted;
+    const deletion = deleteGuaranteed(this.zk, this.nodePath);
     try {
       // A hold already lost does not make release() wait for the network: the delete goes on
       // in the background until the session reconnects (then it deletes) or ends (the node
@@ -265,10 +312,8 @@ export function guard(zk: ZooKeeper, lockPath: string, nodePath: string, fencing
       if (lost) deletion.catch(() => undefined);
       else await deletion;
     } finally {
-      zk.removeLocalWatch('data', nodePath, onOwnNode);
-      abortCore(core, new LeaseLostError(lockPath, `lease on ${lockPath} released`));
+      this.zk.removeLocalWatch('data', this.nodePath, this.#onOwnNode);
+      abortCore(this, new LeaseLostError(this.lockPath, `lease on ${this.lockPath} released`));
     }
   }
-  watchOwnNode();
-  return core;
 }
