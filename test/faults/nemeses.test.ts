@@ -47,7 +47,7 @@ const ctx = () => ({ connect: connectString(), root: space.root });
 
 describe.skipIf(soak)('faults - nemeses', () => {
   it('SIGKILL of random holders: no overlap, growing tokens, the lock passes on only after the session could expire', async () => {
-    report(await sigkillHolders(ctx(), { processes: 5, durationMs: 14_000 * SCALE, workMs: 20, killEveryMs: 1500, minKills: 3, minPerSecond: MIN_RATE.sigkill }));
+    report(await sigkillHolders(ctx(), { processes: 5, durationMs: 16_000 * SCALE, workMs: 20, killEveryMs: 1500, minKills: 3, minPerSecond: MIN_RATE.sigkill }));
   }, 60_000 * SCALE);
 
   it(`SIGSTOP of the holder beyond the session timeout (the GC pause): only the paused overlap is excused, and the fenced resource rejects every stale write${withJava}`, async () => {
@@ -63,7 +63,7 @@ describe.skipIf(soak)('faults - nemeses', () => {
   }, 120_000 * SCALE);
 
   it('SIGKILL of random holders of a ReadWriteLock (random read and write holds): no reader overlaps a writer', async () => {
-    report(await sigkillHolders(ctx(), { processes: 5, durationMs: 10_000 * SCALE, workMs: 20, killEveryMs: 1500, minKills: 2, kind: 'rw', minPerSecond: MIN_RATE.rwSigkill }));
+    report(await sigkillHolders(ctx(), { processes: 5, durationMs: 12_000 * SCALE, workMs: 20, killEveryMs: 1500, minKills: 2, kind: 'rw', minPerSecond: MIN_RATE.rwSigkill }));
   }, 60_000 * SCALE);
 
   // The leader elections and the semaphore under the same nemeses (the soak runs every nemesis on

@@ -159,11 +159,13 @@ export async function sigkillHolders(ctx: NemesisContext, s: Sizing & { killEver
     let next = s.processes;
     const deadline = fx.startedAt + s.durationMs - 3000;
     while (Date.now() < deadline) {
-      // The nemesis's schedule: at least killEveryMs after the last kill, then whoever holds the
-      // lock next (after a kill, the lock is free until the victim's session expires; a fixed
-      // tick that skipped the free time fitted too few kills into a slow run).
+      // The nemesis's schedule: once the lock moves again (after a kill it is free until the
+      // victim's session expires), killEveryMs of progress, then whoever holds it. A fixed tick
+      // that skipped the free time fitted too few kills into a slow run; killing at the first
+      // new holder left too little progress for the minimum rate.
+      if ((await fx.awaitHolder(deadline)) === undefined) continue;
       await sleep(s.killEveryMs);
-      const victim = fx.get((await fx.awaitHolder(deadline)) ?? '');
+      const victim = fx.get(fx.holder() ?? '');
       if (!victim?.running) continue;
       victim.kill();
       kills++;
