@@ -63,7 +63,7 @@ describe.skipIf(soak)('faults - nemeses', () => {
   }, 120_000 * SCALE);
 
   it('SIGKILL of random holders of a ReadWriteLock (random read and write holds): no reader overlaps a writer', async () => {
-    report(await sigkillHolders(ctx(), { processes: 5, durationMs: 12_000 * SCALE, workMs: 20, killEveryMs: 1500, minKills: 2, kind: 'rw', minPerSecond: MIN_RATE.rwSigkill }));
+    report(await sigkillHolders(ctx(), { processes: 5, durationMs: 14_000 * SCALE, workMs: 20, killEveryMs: 1500, minKills: 2, kind: 'rw', minPerSecond: MIN_RATE.rwSigkill }));
   }, 60_000 * SCALE);
 
   // The leader elections and the semaphore under the same nemeses (the soak runs every nemesis on
