@@ -115,6 +115,13 @@ export async function startContainers(count: number, started: number, options: S
         await engine.kill({ signal: 'SIGKILL' }).catch(() => undefined); // already stopped
         await engine.wait();
       },
+      // The engine freezes the container's processes (cgroup freezer), like SIGSTOP.
+      pause: async () => {
+        await engine.pause();
+      },
+      resume: async () => {
+        await engine.unpause();
+      },
       start: async () => {
         if ((await runtime.container.inspect(engine)).State.Running) return;
         await container.restart();

@@ -2,7 +2,8 @@
  * The real-ZooKeeper harness: servers, a fault proxy, four-letter words, timing.
  */
 export { startZooKeeper, type ServerHandle, type StartOptions, type ZooKeeperEnsemble } from './zookeeper.js';
-export { TcpProxy, UNDECODABLE_FRAME, type Latency } from './proxy.js';
+export { TcpProxy, UNDECODABLE_FRAME, type Latency, type TcpProxyOptions } from './proxy.js';
+export { ServerLinks, rewriteElectionAddress, type LinkFault, type LinkProxies, type OneWayFault } from './server-links.js';
 export { fourLetter, modeOf, probeMode, type ServerMode } from './fourletter.js';
 export { freePorts } from './ports.js';
 export { findLocalInstall, INSTALL_HINT } from './local-install.js';

@@ -76,6 +76,13 @@ export interface LocalServerConfig {
   readonly ports: ServerPorts;
   /** Every member, for `server.N` lines; empty for a standalone server. */
   readonly members: ReadonlyArray<{ id: number; ports: ServerPorts }>;
+  /**
+   * Where this server reaches another member's quorum and election ports, when not at the
+   * member's own ports (an ensemble with `serverLinks` puts a proxy per ordered pair of servers
+   * in between, so each server has its own `server.N` lines). Undefined: the member's own ports.
+   * Not consulted for the server itself (it binds its own line's ports) nor with `dynamic`.
+   */
+  readonly peerPorts?: ((memberId: number) => { peer: number; election: number } | undefined) | undefined;
   readonly tickTime: number;
   /** Extra zoo.cfg lines. */
   readonly extraConfig: Readonly<Record<string, string | number>>;
@@ -102,6 +109,9 @@ export interface LocalServerConfig {
 export function serverSpec(id: number, ports: ServerPorts, role: 'participant' | 'observer' = 'participant'): string {
   return `server.${id}=127.0.0.1:${ports.peer}:${ports.election}:${role};127.0.0.1:${ports.client}`;
 }
+
+/** zoo.cfg's `initLimit` (ticks) unless the extra config sets one. */
+export const DEFAULT_INIT_LIMIT = 20;
 
 /** The harness's JVM defaults: a small heap and the C1 JIT only start a server fast, which tests want more than throughput. */
 export const START_FAST_JVM_OPTIONS: readonly string[] = ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1'];
@@ -141,6 +151,8 @@ export class LocalServer {
   #exited: Promise<void> | undefined;
   /** Rejects when the current process exits (never resolves). */
   #failure: Promise<never> | undefined;
+  /** SIGSTOPped by pause() and not resumed. */
+  #paused = false;
 
   constructor(config: LocalServerConfig) {
     this.#config = config;
@@ -197,7 +209,10 @@ export class LocalServer {
     this.#exited = new Promise<void>((resolve) =>
       child.once('exit', () => {
         children.delete(child);
-        if (this.#child === child) this.#child = undefined;
+        if (this.#child === child) {
+          this.#child = undefined;
+          this.#paused = false;
+        }
         resolve();
       }),
     );
@@ -228,10 +243,32 @@ export class LocalServer {
     await this.#signal('SIGKILL');
   }
 
+  /**
+   * SIGSTOP: the process freezes (no thread runs, its sockets stay open and the kernel keeps
+   * accepting and buffering for it), as a JVM stuck in a long GC pause would be.
+   */
+  pause(): void {
+    if (!this.#child) throw new Error(`server ${this.id} is not running`);
+    this.#child.kill('SIGSTOP');
+    this.#paused = true;
+  }
+
+  /** SIGCONT: a paused process runs again. */
+  resume(): void {
+    if (!this.#child || !this.#paused) return;
+    this.#child.kill('SIGCONT');
+    this.#paused = false;
+  }
+
   async #signal(sig: NodeJS.Signals): Promise<void> {
     const child = this.#child;
     if (!child) return;
     child.kill(sig);
+    // A stopped process acts on SIGTERM only once it runs again (SIGKILL needs no SIGCONT).
+    if (this.#paused) {
+      child.kill('SIGCONT');
+      this.#paused = false;
+    }
     const timer = setTimeout(() => child.kill('SIGKILL'), timing(10_000));
     await this.#exited;
     clearTimeout(timer);
@@ -256,7 +293,7 @@ export class LocalServer {
     if (c.dynamic && existsSync(join(c.dir, 'zoo.cfg'))) return;
     const lines: Record<string, string | number> = {
       tickTime: c.tickTime,
-      initLimit: 20,
+      initLimit: DEFAULT_INIT_LIMIT,
       syncLimit: 10,
       dataDir: data,
       clientPort: c.ports.client,
@@ -277,7 +314,10 @@ export class LocalServer {
       lines.dynamicConfigFile = join(c.dir, 'zoo.cfg.dynamic');
       await writeFile(join(c.dir, 'zoo.cfg.dynamic'), c.members.map((m) => serverSpec(m.id, m.ports)).join('\n') + '\n');
     } else {
-      for (const m of c.members) lines[`server.${m.id}`] = `127.0.0.1:${m.ports.peer}:${m.ports.election}`;
+      for (const m of c.members) {
+        const seen = m.id === c.id ? undefined : c.peerPorts?.(m.id);
+        lines[`server.${m.id}`] = `127.0.0.1:${seen?.peer ?? m.ports.peer}:${seen?.election ?? m.ports.election}`;
+      }
     }
     if (c.members.length > 0) lines.standaloneEnabled = 'false';
     await writeFile(join(c.dir, 'zoo.cfg'), Object.entries(lines).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');

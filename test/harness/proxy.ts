@@ -15,7 +15,11 @@
  *   `uncorrupt()` stops it for new connections.
  * - `cut()` resets every open connection (TCP RST) and keeps accepting new ones.
  * - `block()` additionally refuses new connections until `unblock()`: a partition.
- * A chunk goes through the stages in that order: corrupt (down only), drop, pause, latency.
+ * - `cutHoled()` resets the connections that lost bytes (to heal a `drop` for good).
+ * Options of `start` (for server-to-server links, server-links.ts): rewrite the first bytes each
+ * client sends, retry a target that refuses, keep new connections from the target while held.
+ * A chunk goes through the stages in that order: rewrite (up only), corrupt (down only), drop,
+ * pause, latency.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
@@ -33,9 +37,39 @@ export interface Latency {
  */
 export const UNDECODABLE_FRAME: Buffer = Buffer.from([0, 0, 0, 3, 1, 2, 3]);
 
+/** Options of {@link TcpProxy.start}. */
+export interface TcpProxyOptions {
+  /** The port to listen on (default: one the OS chooses), e.g. one from `freePorts()`. */
+  port?: number;
+  /**
+   * Rewrites the start of what each client sends: called with every byte received from the
+   * client so far (chunks may split anywhere) until it returns a buffer, which is sent on in
+   * place of those bytes; `'need-more'` waits for more bytes (a half-close sends what arrived
+   * as is). Returning its argument passes the stream through untouched.
+   */
+  rewriteFirstUp?: (received: Buffer) => Buffer | 'need-more';
+  /**
+   * When the target refuses a connection, dial it again every 50 ms for up to this long (the
+   * client's bytes held meanwhile), then reset the client; default 0: reset at once. The proxy
+   * accepts before it knows whether the target will, so a client that retries a refused connect
+   * (ZooKeeper's Learner) sees a reset after a successful connect instead and gives up.
+   */
+  connectRetryMs?: number;
+  /**
+   * While bytes to the target are held (`pause('up')`) or dropped (`drop('up')`), a new
+   * connection is not passed on to the target either (a held link holds the handshake too):
+   * it is dialed when bytes flow again. Default false: dialed at once.
+   */
+  deferConnect?: boolean;
+}
+
+/** How often a refused connection is dialed again under `connectRetryMs`. */
+const CONNECT_RETRY_INTERVAL_MS = 50;
+
 /** One direction of one connection. `null` in a queue stands for the sender's half-close. */
 interface Lane {
-  readonly to: Socket;
+  /** Undefined for "up" until the target is dialed. */
+  to: Socket | undefined;
   /** Held while paused. */
   held: (Buffer | null)[];
   /** Delay line: delivered at `at` (performance.now() ms), in order. */
@@ -47,10 +81,15 @@ interface Lane {
 
 interface Pair {
   client: Socket;
-  server: Socket;
+  /** The connection to the target; undefined until dialed (see `deferConnect`). */
+  server: Socket | undefined;
+  /** The target accepted: until then the client's bytes are held. */
+  connected: boolean;
   lanes: Record<Direction, Lane>;
   /** In corrupt mode: the server's bytes until its first frame is complete; `done` once injected. */
   corrupt: { buffered: Buffer; frame: Buffer; done: boolean } | undefined;
+  /** With `rewriteFirstUp`: the client's bytes until the rewrite is done (then undefined). */
+  rewrite: Buffer | undefined;
 }
 
 /** A TCP proxy on 127.0.0.1 to one target. */
@@ -66,19 +105,25 @@ export class TcpProxy {
   #corrupted = 0;
   #blocked = false;
   #accepted = 0;
+  readonly #rewriteFirstUp: TcpProxyOptions['rewriteFirstUp'];
+  readonly #connectRetryMs: number;
+  readonly #deferConnect: boolean;
   port = 0;
 
-  private constructor(target: { host: string; port: number }) {
+  private constructor(target: { host: string; port: number }, options: TcpProxyOptions) {
     this.#target = target;
+    this.#rewriteFirstUp = options.rewriteFirstUp;
+    this.#connectRetryMs = options.connectRetryMs ?? 0;
+    this.#deferConnect = options.deferConnect ?? false;
     this.#server = createServer({ allowHalfOpen: true }, (client) => this.#accept(client));
   }
 
-  /** Starts a proxy on a free port. */
-  static async start(target: { host: string; port: number }): Promise<TcpProxy> {
-    const proxy = new TcpProxy(target);
+  /** Starts a proxy on a free port (or `options.port`). */
+  static async start(target: { host: string; port: number }, options: TcpProxyOptions = {}): Promise<TcpProxy> {
+    const proxy = new TcpProxy(target, options);
     await new Promise<void>((resolve, reject) => {
       proxy.#server.once('error', reject);
-      proxy.#server.listen(0, '127.0.0.1', () => resolve());
+      proxy.#server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
     });
     const addr = proxy.#server.address();
     if (addr === null || typeof addr === 'string') throw new Error('unexpected proxy address');
@@ -122,8 +167,10 @@ export class TcpProxy {
   resume(direction: Direction | 'both' = 'both'): void {
     for (const d of dirs(direction)) {
       this.#paused[d] = false;
-      for (const p of this.#pairs) for (const chunk of p.lanes[d].held.splice(0)) this.#delay(p.lanes[d], d, chunk);
+      // The client's bytes wait on for a target not connected yet.
+      for (const p of this.#pairs) if (d === 'down' || p.connected) for (const chunk of p.lanes[d].held.splice(0)) this.#delay(p.lanes[d], d, chunk);
     }
+    this.#dialDeferred();
   }
 
   /** Discards bytes flowing in `direction`, silently: a one-way partition. */
@@ -134,6 +181,7 @@ export class TcpProxy {
   /** Stops discarding for new bytes; connections that already lost bytes stay black-holed that way. */
   undrop(direction: Direction | 'both' = 'both'): void {
     for (const d of dirs(direction)) this.#dropped[d] = false;
+    this.#dialDeferred();
   }
 
   /**
@@ -164,6 +212,14 @@ export class TcpProxy {
     for (const p of [...this.#pairs]) this.#reset(p);
   }
 
+  /**
+   * Resets every open connection that lost bytes to `drop` (in either direction): such a
+   * connection delivers nothing more that way, so only a new one carries bytes again.
+   */
+  cutHoled(): void {
+    for (const p of [...this.#pairs]) if (p.lanes.up.holed || p.lanes.down.holed) this.#reset(p);
+  }
+
   /** Refuses new connections (they are reset at once) and cuts the open ones: a partition. */
   block(): void {
     this.#blocked = true;
@@ -188,38 +244,81 @@ export class TcpProxy {
       return;
     }
     this.#accepted++;
-    const server = connect({ ...this.#target, allowHalfOpen: true });
-    // Both ends set TCP_NODELAY; with Nagle on the proxy's own legs a second small write waited
+    // Both legs set TCP_NODELAY; with Nagle on the proxy's own legs a second small write waited
     // for the peer's delayed ACK (~40 ms), a delay the direct path does not have.
     client.setNoDelay(true);
-    server.setNoDelay(true);
-    const lane = (to: Socket): Lane => ({ to, held: [], line: [], timer: undefined, holed: false });
+    const lane = (to: Socket | undefined): Lane => ({ to, held: [], line: [], timer: undefined, holed: false });
     const pair: Pair = {
       client,
-      server,
-      lanes: { up: lane(server), down: lane(client) },
+      server: undefined,
+      connected: false,
+      lanes: { up: lane(undefined), down: lane(client) },
       corrupt: this.#corruptFrame && { buffered: Buffer.alloc(0), frame: this.#corruptFrame, done: false },
+      rewrite: this.#rewriteFirstUp && Buffer.alloc(0),
     };
     this.#pairs.add(pair);
     // A half-close travels through as `null` (after any held or delayed bytes), so
     // request/answer protocols that end their side, like the four-letter words, work through it.
     client.on('data', (chunk: Buffer) => this.#receive(pair, 'up', chunk));
-    server.on('data', (chunk: Buffer) => this.#receive(pair, 'down', chunk));
     client.on('end', () => this.#receive(pair, 'up', null));
-    server.on('end', () => this.#receive(pair, 'down', null));
-    const onClose = () => {
-      if (client.destroyed && server.destroyed) this.#forget(pair);
-    };
+    client.on('close', () => this.#closed(pair));
     // One side failed: the other sees a reset too, as it would through a broken network.
-    const onError = () => this.#reset(pair);
-    client.on('close', onClose);
-    server.on('close', onClose);
-    client.on('error', onError);
-    server.on('error', onError);
+    client.on('error', () => this.#reset(pair));
+    if (!(this.#deferConnect && (this.#paused.up || this.#dropped.up))) this.#dial(pair, performance.now() + this.#connectRetryMs);
   }
 
-  /** The corrupt stage (down only), then the drop stage. */
+  /** Connects the pair to the target; the client's bytes held so far follow once it accepts. */
+  #dial(pair: Pair, deadline: number): void {
+    const server = connect({ ...this.#target, allowHalfOpen: true });
+    server.setNoDelay(true);
+    pair.server = server;
+    pair.lanes.up.to = server;
+    server.on('connect', () => {
+      pair.connected = true;
+      if (!this.#paused.up) for (const chunk of pair.lanes.up.held.splice(0)) this.#delay(pair.lanes.up, 'up', chunk);
+    });
+    server.on('data', (chunk: Buffer) => this.#receive(pair, 'down', chunk));
+    server.on('end', () => this.#receive(pair, 'down', null));
+    server.on('close', () => this.#closed(pair));
+    server.on('error', (err: NodeJS.ErrnoException) => {
+      if (!pair.connected && err.code === 'ECONNREFUSED' && performance.now() < deadline && this.#pairs.has(pair)) {
+        setTimeout(() => this.#pairs.has(pair) && !pair.client.destroyed && this.#dial(pair, deadline), CONNECT_RETRY_INTERVAL_MS);
+        return;
+      }
+      this.#reset(pair);
+    });
+  }
+
+  /** Dials the connections `deferConnect` kept from the target, once bytes may flow to it. */
+  #dialDeferred(): void {
+    if (this.#paused.up || this.#dropped.up) return;
+    // One that lost bytes would carry nothing: it waits for cutHoled().
+    for (const p of this.#pairs) if (!p.server && !p.lanes.up.holed) this.#dial(p, performance.now() + this.#connectRetryMs);
+  }
+
+  #closed(pair: Pair): void {
+    if (pair.client.destroyed && (!pair.server || pair.server.destroyed)) this.#forget(pair);
+  }
+
+  /** The rewrite stage (up only), the corrupt stage (down only), then the drop stage. */
   #receive(pair: Pair, d: Direction, chunk: Buffer | null): void {
+    if (d === 'up' && pair.rewrite && this.#rewriteFirstUp) {
+      if (chunk === null) {
+        const received = pair.rewrite;
+        pair.rewrite = undefined;
+        if (received.length > 0) this.#drop(pair, d, received);
+        return this.#drop(pair, d, null);
+      }
+      const received = Buffer.concat([pair.rewrite, chunk]);
+      const out = this.#rewriteFirstUp(received);
+      if (out === 'need-more') {
+        pair.rewrite = received;
+        return;
+      }
+      pair.rewrite = undefined;
+      // One write: a reader may expect the header in one read (InitialMessage.parse does).
+      return this.#drop(pair, d, out);
+    }
     const c = pair.corrupt;
     if (d === 'down' && c) {
       if (c.done) {
@@ -248,7 +347,7 @@ export class TcpProxy {
       this.#droppedBytes[d] += chunk?.length ?? 0;
       return;
     }
-    if (this.#paused[d]) lane.held.push(chunk);
+    if (this.#paused[d] || (d === 'up' && !pair.connected)) lane.held.push(chunk);
     else this.#delay(lane, d, chunk);
   }
 
@@ -277,8 +376,8 @@ export class TcpProxy {
 
   #reset(pair: Pair): void {
     this.#forget(pair);
-    if (!pair.client.destroyed) pair.client.resetAndDestroy();
-    if (!pair.server.destroyed) pair.server.resetAndDestroy();
+    abort(pair.client);
+    if (pair.server) abort(pair.server);
   }
 
   #forget(pair: Pair): void {
@@ -290,8 +389,19 @@ export class TcpProxy {
   }
 }
 
-function deliver(to: Socket, chunk: Buffer | null): void {
-  if (to.destroyed || to.writableEnded) return;
+/**
+ * Resets a socket (RST), or only destroys it once its half-close went out: a reset while the
+ * shutdown request is pending can leave the native handle open, and Node then spins at exit in
+ * Environment::CleanupHandles (seen on Node 20; libp2p/js-libp2p#3597 on Node 24).
+ */
+function abort(socket: Socket): void {
+  if (socket.destroyed) return;
+  if (socket.writableEnded) socket.destroy();
+  else socket.resetAndDestroy();
+}
+
+function deliver(to: Socket | undefined, chunk: Buffer | null): void {
+  if (!to || to.destroyed || to.writableEnded) return;
   if (chunk === null) to.end();
   else to.write(chunk);
 }

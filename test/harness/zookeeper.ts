@@ -8,9 +8,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dockerAvailable, startContainers } from './containers.js';
-import { findLocalInstall, INSTALL_HINT, LocalServer, serverSpec, type LocalInstall, type ServerPorts } from './local-install.js';
+import { DEFAULT_INIT_LIMIT, findLocalInstall, INSTALL_HINT, LocalServer, serverSpec, type LocalInstall, type ServerPorts } from './local-install.js';
 import { probeMode, type ServerMode } from './fourletter.js';
 import { freePorts } from './ports.js';
+import { ServerLinks } from './server-links.js';
 import { timing, waitFor } from './timing.js';
 
 /** One server of an ensemble. */
@@ -27,6 +28,13 @@ export interface ServerHandle {
   stop(): Promise<void>;
   /** SIGKILL and wait for exit. */
   kill(): Promise<void>;
+  /**
+   * Freezes the server (SIGSTOP; `docker pause` for a container): its sockets stay open but it
+   * answers nothing, as in a long GC pause. Rejects for an external server.
+   */
+  pause(): Promise<void>;
+  /** Lets a paused server run again (SIGCONT; `docker unpause`). */
+  resume(): Promise<void>;
   /** Start again (same ports and data); resolves when it answers `srvr`. */
   start(): Promise<void>;
   /** stop() then start(). */
@@ -54,6 +62,8 @@ export interface ZooKeeperEnsemble extends AsyncDisposable {
   readonly canKill: boolean;
   /** Milliseconds from the startZooKeeper call until the ensemble served (0 for an external one). */
   readonly startMs: number;
+  /** With `serverLinks: true`: the proxies between the servers and their faults; else undefined. */
+  readonly links: ServerLinks | undefined;
   /** The current leader (or the standalone server). */
   leader(): Promise<ServerHandle | undefined>;
   /**
@@ -98,6 +108,13 @@ export interface StartOptions {
    * heap, the C1 JIT only): the bench passes the JVM's own defaults for full speed.
    */
   jvmOptions?: readonly string[];
+  /**
+   * Server-to-server links through fault proxies (local servers only; implies `own`; 3 or 5
+   * servers; not with `reconfig`): each server reaches each other server's quorum and election
+   * ports through a proxy of its own, controlled by {@link ZooKeeperEnsemble.links}. Tests that
+   * use it skip on an external ensemble, as other tests that kill servers do.
+   */
+  serverLinks?: boolean;
   /** Local servers only: run them under `taskset -c <cpus>` (the bench's pinned mode). */
   cpus?: string;
   /**
@@ -123,12 +140,17 @@ function superDigest(auth: string): string {
 export async function startZooKeeper(options: StartOptions = {}): Promise<ZooKeeperEnsemble> {
   const count = options.servers ?? 1;
   if (![1, 3, 5].includes(count)) throw new Error(`servers must be 1, 3 or 5 (got ${String(count)})`);
+  const links = options.serverLinks === true;
+  if (links && count === 1) throw new Error('serverLinks needs an ensemble (servers: 3 or 5)');
+  if (links && options.reconfig) throw new Error('serverLinks and reconfig cannot be combined (a reconfig would name the servers’ real ports)');
   const external = process.env.ZK_CONNECT;
-  if (external && !options.own && !options.reconfig) return externalEnsemble(external);
+  if (external && !options.own && !options.reconfig && !links) return externalEnsemble(external);
   const started = performance.now();
-  if (!options.reconfig && (await dockerAvailable())) return startContainers(count, started, options);
+  // The server links are proxies in this process in front of each server's ports, named in
+  // each server's own zoo.cfg: only local servers can have them (not containers, not ZK_CONNECT).
+  if (!options.reconfig && !links && (await dockerAvailable())) return startContainers(count, started, options);
   const install = findLocalInstall();
-  if (!install) throw new Error(INSTALL_HINT);
+  if (!install) throw new Error(links ? `serverLinks needs a local ZooKeeper install (the proxies sit between local server processes). ${INSTALL_HINT}` : INSTALL_HINT);
   // The ports are free when chosen, but another process may bind one before Java does; such a
   // start fails with a BindException and is retried on fresh ports.
   for (let attempt = 1; ; attempt++) {
@@ -146,13 +168,23 @@ class PortConflictError extends Error {}
 async function startLocal(count: number, options: StartOptions, install: LocalInstall, started: number): Promise<Ensemble> {
   const tickTime = options.tickTime ?? 500;
   const dir = await mkdtemp(join(tmpdir(), 'zk-harness-'));
-  // Every port of the ensemble is chosen before any config is written.
-  const portList = await freePorts(count * 3);
+  // Every port of the ensemble is chosen before any config is written, the server links'
+  // proxies' (two per ordered pair of servers) in the same call so that none is a server's.
+  const linkPorts = options.serverLinks ? count * (count - 1) * 2 : 0;
+  const portList = await freePorts(count * 3 + linkPorts);
   const members = Array.from({ length: count }, (_, i) => ({
     id: i + 1,
     ports: { client: options.clientPorts?.[i] ?? portList[i * 3], peer: portList[i * 3 + 1], election: portList[i * 3 + 2] } as ServerPorts,
   }));
   const reconfig = options.reconfig === true;
+  let links: ServerLinks | undefined;
+  try {
+    const learnerConnectMs = tickTime * Number(options.config?.initLimit ?? DEFAULT_INIT_LIMIT);
+    links = linkPorts > 0 ? await ServerLinks.start(members, { ports: portList.slice(count * 3), learnerConnectMs }) : undefined;
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
   const server = (m: { id: number; ports: ServerPorts }, list: ReadonlyArray<{ id: number; ports: ServerPorts }>) =>
     new LocalServer({
       install,
@@ -162,6 +194,7 @@ async function startLocal(count: number, options: StartOptions, install: LocalIn
       ports: m.ports,
       // A reconfig-enabled ensemble of one is still a quorum of one (standaloneEnabled=false).
       members: count === 1 && !reconfig ? [] : list,
+      peerPorts: links && ((to: number) => links.portsFor(m.id, to)),
       tickTime,
       extraConfig: reconfig ? { reconfigEnabled: 'true', ...options.config } : (options.config ?? {}),
       systemProperties: {
@@ -177,8 +210,10 @@ async function startLocal(count: number, options: StartOptions, install: LocalIn
   const handles = servers.map((s, i) => localHandle(s, reconfig ? serverSpec(s.id, (members[i] as { ports: ServerPorts }).ports) : undefined));
   const ensemble = new Ensemble(handles, 'local', true, async () => {
     await Promise.all(servers.map((s) => s.kill()));
+    await links?.close();
     await rm(dir, { recursive: true, force: true });
   });
+  ensemble.links = links;
   if (reconfig) {
     ensemble.grow = async () => {
       const [client, peer, election] = await freePorts(3);
@@ -218,6 +253,8 @@ function localHandle(server: LocalServer, spec?: string): ServerHandle {
     connectString: `127.0.0.1:${server.port}`,
     stop: () => server.stop(),
     kill: () => server.kill(),
+    pause: async () => server.pause(),
+    resume: async () => server.resume(),
     start: () => server.start(),
     restart: async () => {
       await server.stop();
@@ -234,6 +271,8 @@ export class Ensemble implements ZooKeeperEnsemble {
   readonly source: ZooKeeperEnsemble['source'];
   readonly canKill: boolean;
   startMs = 0;
+  /** The server links (`serverLinks: true`), else undefined. */
+  links: ServerLinks | undefined = undefined;
   /** Starts one more server (set for reconfig-enabled local ensembles). */
   grow: (() => Promise<ServerHandle>) | undefined;
   readonly #close: () => Promise<void>;
@@ -269,6 +308,9 @@ export class Ensemble implements ZooKeeperEnsemble {
         const up = modes.filter((m) => m !== 'down');
         if (up.length === 0) return undefined;
         const leader = modes.findIndex((m) => m === 'leader' || m === 'standalone');
+        // Two leaders: one of them was cut off and has not noticed yet (it steps down after
+        // syncLimit ticks without a quorum, Leader.lead): the servers do not agree yet.
+        if (modes.filter((m) => m === 'leader').length > 1) return undefined;
         // Every running server must have joined (a follower still electing answers with no mode).
         if (leader < 0 || up.some((m) => m !== 'leader' && m !== 'follower' && m !== 'standalone' && m !== 'observer')) return undefined;
         if (modes[leader] === 'leader' && up.length < Math.floor(this.servers.length / 2) + 1) return undefined;
@@ -319,6 +361,8 @@ function externalEnsemble(connect: string): ZooKeeperEnsemble {
       connectString: h,
       stop: cannot('stop'),
       kill: cannot('kill'),
+      pause: cannot('pause'),
+      resume: cannot('resume'),
       start: cannot('start'),
       restart: cannot('restart'),
       mode: () => probeMode(host, port, 2000),

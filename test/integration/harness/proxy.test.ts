@@ -6,7 +6,7 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ZooKeeper } from '@zk/protocol';
-import { fourLetter, modeOf, TcpProxy, timing, UNDECODABLE_FRAME, waitFor } from '../../harness/index.js';
+import { fourLetter, freePorts, modeOf, TcpProxy, timing, UNDECODABLE_FRAME, waitFor } from '../../harness/index.js';
 
 describe('harness - proxy', () => {
   let echo: Server;
@@ -271,6 +271,68 @@ describe('harness - proxy', () => {
     for (const k of [before, c, after]) k.socket.destroy();
     await proxy.close();
     await sink.close();
+  });
+
+  it('deferConnect keeps a new connection from the target while up is held, and dials it on resume', async () => {
+    const sink = await recordingServer();
+    const proxy = await TcpProxy.start({ host: '127.0.0.1', port: sink.port }, { deferConnect: true });
+    proxy.pause('up');
+    const c = await open(proxy);
+    c.socket.write('held with its handshake');
+    let reached = false;
+    const first = sink.accepted(0).then((p) => ((reached = true), p));
+    await waitFor('the bytes to be held', () => (proxy.heldBytes('up') === 23 ? true : undefined), timing(5000), 5);
+    // The absence of a connection can only be observed over a window.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(reached).toBe(false);
+    proxy.resume('up');
+    const s = await first;
+    await s.arrived(23);
+    expect(s.received()).toBe('held with its handshake');
+    c.socket.destroy();
+    await proxy.close();
+    await sink.close();
+  });
+
+  it('connectRetryMs dials a refusing target again until it listens; without it the client is reset', async () => {
+    const [free] = await freePorts(1);
+    const eager = await TcpProxy.start({ host: '127.0.0.1', port: free! });
+    const refused = await open(eager);
+    expect(((await refused.closed) as NodeJS.ErrnoException | undefined)?.code).toBe('ECONNRESET');
+    await eager.close();
+
+    const proxy = await TcpProxy.start({ host: '127.0.0.1', port: free! }, { connectRetryMs: timing(5000) });
+    const c = await open(proxy);
+    c.socket.write('early');
+    await new Promise((r) => setTimeout(r, 200)); // a few refused dials
+    const late = createServer((s) => {
+      s.on('error', () => {}); // the proxy's close resets it
+      s.pipe(s);
+    });
+    await new Promise<void>((r) => late.listen(free!, '127.0.0.1', () => r()));
+    await c.arrived(5);
+    expect(c.received()).toBe('early');
+    c.socket.destroy();
+    await proxy.close();
+    await new Promise<void>((r) => late.close(() => r()));
+  });
+
+  it('cutHoled resets only the connections that lost bytes', async () => {
+    const proxy = await TcpProxy.start({ host: '127.0.0.1', port });
+    const holed = await open(proxy);
+    const kept = await open(proxy);
+    await waitFor('two connections', () => (proxy.connectionCount === 2 ? true : undefined));
+    proxy.drop('up');
+    holed.socket.write('lost');
+    await waitFor('the bytes to be dropped', () => (proxy.droppedBytes('up') === 4 ? true : undefined), timing(5000), 5);
+    proxy.undrop('up');
+    proxy.cutHoled();
+    expect(((await holed.closed) as NodeJS.ErrnoException | undefined)?.code).toBe('ECONNRESET');
+    kept.socket.write('kept');
+    await kept.arrived(4);
+    expect(proxy.connectionCount).toBe(1);
+    kept.socket.destroy();
+    await proxy.close();
   });
 
   describe('to a real ZooKeeper server', () => {
