@@ -4,6 +4,7 @@
 import { ConnectionLossError, CreateMode, NodeExistsError, NoNodeError, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
 import { Attempt, removeNode } from './internal/attempt.js';
 import { ensureContainers, unwatch, type HeldNode } from './internal/engine.js';
+import { freshProof } from './internal/proof.js';
 import { LockBase, type AcquireOptions, type LockOptions } from './lock.js';
 
 /**
@@ -28,7 +29,11 @@ export class ExclusiveLock extends LockBase {
     // this lock's node has no attempt id, and another flow of this session may hold it.)
     let inFlight: Promise<HeldNode> | undefined;
     try {
-      return await this.#acquire(attempt, (p) => (inFlight = p));
+      const node = await this.#acquire(attempt, (p) => (inFlight = p));
+      inFlight = Promise.resolve(node);
+      // No lease is born at risk (internal/proof.ts).
+      await attempt.race(freshProof(this.zk, attempt.signal));
+      return node;
     } catch (err) {
       inFlight?.then((node) => removeNode(this.zk, node.nodePath, err), () => undefined);
       throw err;

@@ -4,7 +4,7 @@
 import { NoNodeError, ZooKeeperError, type SessionState, type Transaction, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
 import { LeaseLostError, NotHeldError, RevocationRequestedError } from './errors.js';
 import { connected, deleteGuaranteed } from './internal/engine.js';
-import { watchProof } from './internal/proof.js';
+import { leaseDeadline, watchProof } from './internal/proof.js';
 import { isRevokeMessage } from './revocation.js';
 
 /** @internal What every handle of one hold shares. */
@@ -266,7 +266,7 @@ class GuardedHold implements LeaseCore {
       const grace = this.#grace;
       if (grace <= 0) return this.#lose('connection lost');
       // A sixth of the timeout before the ensemble may expire the session, at the latest.
-      const latest = zk.expiryDeadline - Math.floor(zk.sessionTimeout / 6) - performance.now();
+      const latest = leaseDeadline(zk) - Math.floor(zk.sessionTimeout / 6) - performance.now();
       const wait = Math.min(grace, latest);
       const why = wait < grace ? `no reply from the ensemble; it may expire the session in ${Math.round(latest + zk.sessionTimeout / 6)} ms` : `suspended for more than ${grace} ms`;
       if (wait <= 0) this.#lose(why);

@@ -14,6 +14,7 @@ import { LeaseLostError } from '../errors.js';
 import { Attempt, connected, deleteGuaranteed, removeNode, sweepAttempt } from './attempt.js';
 import type { LockDriver } from './drivers.js';
 import { attemptIdOf, newAttemptId, protectedName, sortChildren } from './names.js';
+import { freshProof } from './proof.js';
 
 export { connected, deleteGuaranteed };
 
@@ -56,6 +57,8 @@ export async function acquireNode(spec: AcquireSpec): Promise<HeldNode> {
     attempt.check();
     const queued = await createQueued(spec, attempt, create);
     await waitForTurn(spec, attempt, queued.node, queued);
+    // No lease is born at risk: a proof too old to last is renewed first (internal/proof.ts).
+    await attempt.race(freshProof(spec.zk, attempt.signal));
     return queued.node;
   } catch (err) {
     if (create.node) await removeNode(spec.zk, create.node.nodePath, err);

@@ -8,9 +8,20 @@ class StubSession {
   readonly sessionTimeout = 600;
   /** Send time of the newest answered request (the stub's own clock is performance.now()). */
   heard = 0;
+  /** The newest send time the quorum is known to have counted; Infinity: follows `heard`. */
+  quorum = Infinity;
+  /** Quorum proof holders. */
+  holds = 0;
   readonly listeners = new Set<(s: SessionState, p: SessionState) => void>();
   get expiryDeadline(): number {
     return this.heard + this.sessionTimeout;
+  }
+  get quorumDeadline(): number {
+    return Math.min(this.quorum, this.heard) + this.sessionTimeout;
+  }
+  holdQuorumProof(): () => void {
+    this.holds++;
+    return () => void this.holds--;
   }
   onStateChange(l: (s: SessionState, p: SessionState) => void): () => void {
     this.listeners.add(l);
@@ -74,6 +85,34 @@ describe('lease proof monitor (connected, proof growing old)', () => {
     expect(told).toEqual([]);
     vi.advanceTimersByTime(1);
     expect(told).toHaveLength(1);
+  });
+
+  it('a follower cut off from its leader: answers keep coming but the quorum proof does not move, so the leases are told by the quorum deadline', () => {
+    const s = new StubSession();
+    const start = performance.now();
+    s.heard = s.quorum = start;
+    const told: number[] = [];
+    watchProof(asZk(s), () => told.push(performance.now() - start));
+    for (let i = 1; i <= 3; i++) {
+      vi.advanceTimersByTime(150);
+      s.heard = start + i * 150; // the follower answers every ping...
+    }
+    vi.advanceTimersByTime(49); // ...but no proof write commits
+    expect(told).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(told).toEqual([500]);
+  });
+
+  it('holds the session\'s quorum proof while it has leases, and lets it go with the last', () => {
+    const s = new StubSession();
+    s.heard = performance.now();
+    const a = watchProof(asZk(s), () => {});
+    const b = watchProof(asZk(s), () => {});
+    expect(s.holds).toBe(1);
+    a();
+    expect(s.holds).toBe(1);
+    b();
+    expect(s.holds).toBe(0);
   });
 
   it('one timer and one state listener per session however many leases; none left once all unsubscribe', () => {

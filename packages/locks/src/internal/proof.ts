@@ -1,12 +1,14 @@
 /**
  * The session's proof of life, watched for the leases it holds while it is connected: one timer
- * per session however many leases. `zk.expiryDeadline` is the earliest moment the ensemble may
- * expire the session (one timeout after the send time of the newest request a server answered).
- * A connection can stay up while that moment comes near: a server working through a deep
- * backlog of the session's requests keeps answering, but only requests sent long ago (the
- * protocol keeps such a connection, see its liveness rule). Every lease is told when the
- * deadline is less than a sixth of the timeout away while connected, as it is while suspended
- * (lease.ts), so its signal still aborts before any other client can take the lock.
+ * per session however many leases. {@link leaseDeadline} is the earliest moment the ensemble may
+ * expire the session: by the quorum proof (`zk.quorumDeadline`, evidence that passed through the
+ * leader, which the monitor keeps advancing while it has subscribers), and never later than one
+ * timeout after the newest request any server answered (`zk.expiryDeadline`). A connection can
+ * stay up while that moment comes near: a follower cut off from its leader keeps answering for
+ * syncLimit ticks while the leader no longer hears of the session, and a server working through a
+ * deep backlog answers only requests sent long ago. Every lease is told when the deadline is less
+ * than a sixth of the timeout away while connected, as it is while suspended (lease.ts), so its
+ * signal aborts before any other client can take the lock.
  */
 import type { ZooKeeper } from '@zk/protocol';
 
@@ -17,19 +19,41 @@ interface Monitor {
   readonly subscribers: Set<AtRisk>;
   timer: NodeJS.Timeout | undefined;
   off: () => void;
+  /** Releases the session's quorum proof. */
+  unhold: () => void;
+}
+
+/**
+ * The earliest moment the ensemble may expire `zk`'s session, by what we can prove: the quorum
+ * proof, capped by the newest answer of any server.
+ */
+export function leaseDeadline(zk: ZooKeeper): number {
+  return Math.min(zk.quorumDeadline, zk.expiryDeadline);
+}
+
+/**
+ * Before a lease is handed out: waits (within `signal`) until its proof has at least a third of
+ * the timeout to run, so no lease is born at risk. Immediate when the session's proof is fresh
+ * (a recent handshake, or the proof loop running for earlier leases); the first lease on a
+ * long-idle session waits for one proof cycle.
+ */
+export async function freshProof(zk: ZooKeeper, signal: AbortSignal): Promise<void> {
+  const wanted = performance.now() + zk.sessionTimeout / 3;
+  if (leaseDeadline(zk) > wanted) return;
+  await zk.awaitQuorumDeadline(wanted, { signal });
 }
 
 const monitors = new WeakMap<ZooKeeper, Monitor>();
 
 /**
- * Calls `atRisk` when, while `zk` is connected, its expiry deadline comes within a sixth of the
- * session timeout (a lease also calls it for every other reason it is lost: the caller must be
+ * Calls `atRisk` when, while `zk` is connected, its {@link leaseDeadline} comes within a sixth of
+ * the session timeout (a lease also calls it for every other reason it is lost: the caller must be
  * idempotent). Returns the unsubscribe function.
  */
 export function watchProof(zk: ZooKeeper, atRisk: AtRisk): () => void {
   let monitor = monitors.get(zk);
   if (monitor === undefined) {
-    const m: Monitor = { subscribers: new Set(), timer: undefined, off: () => {} };
+    const m: Monitor = { subscribers: new Set(), timer: undefined, off: () => {}, unhold: zk.holdQuorumProof() };
     m.off = zk.onStateChange(() => arm(zk, m));
     monitors.set(zk, (monitor = m));
   }
@@ -42,6 +66,7 @@ export function watchProof(zk: ZooKeeper, atRisk: AtRisk): () => void {
     if (m.timer !== undefined) clearTimeout(m.timer);
     m.timer = undefined;
     m.off();
+    m.unhold();
     monitors.delete(zk);
   };
 }
@@ -51,12 +76,14 @@ function arm(zk: ZooKeeper, m: Monitor): void {
   m.timer = undefined;
   if (m.subscribers.size === 0 || (zk.state !== 'connected' && zk.state !== 'connectedReadOnly')) return;
   const margin = Math.floor(zk.sessionTimeout / 6);
-  const left = zk.expiryDeadline - margin - performance.now();
+  const left = leaseDeadline(zk) - margin - performance.now();
   if (left > 0) {
     m.timer = setTimeout(() => arm(zk, m), Math.ceil(left));
     m.timer.unref();
     return;
   }
-  const why = `no reply dated within ${Math.round(zk.sessionTimeout - margin)} ms while connected (the server is answering only old requests); it may expire the session in ${Math.max(0, Math.round(zk.expiryDeadline - performance.now()))} ms`;
+  const quorum = zk.quorumDeadline <= zk.expiryDeadline;
+  const what = quorum ? 'no write committed through the quorum confirmed the session' : 'no reply dated';
+  const why = `${what} within ${Math.round(zk.sessionTimeout - margin)} ms while connected${quorum ? ' (the server may be cut off from the leader)' : ' (the server is answering only old requests)'}; the ensemble may expire the session in ${Math.max(0, Math.round(leaseDeadline(zk) - performance.now()))} ms`;
   for (const s of [...m.subscribers]) s(why);
 }

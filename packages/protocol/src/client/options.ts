@@ -68,6 +68,15 @@ export interface ClientOptions {
   /** SASL credentials (DIGEST-MD5), authenticated on every connection before any request. */
   sasl?: SaslOptions;
   /**
+   * The ensemble's `tickTime`, ms, if you know it (at most: a larger value is safe). It tightens
+   * the quorum proof that leases rest on ({@link ZooKeeper.holdQuorumProof}): a follower's touches
+   * reach the leader up to half a tick late, so a request is counted as proven only once a write
+   * sent half a tick (and a margin) after its reply has committed. Unknown, the client assumes
+   * the largest tick any server allows for the negotiated timeout T: T/2 (servers accept no
+   * timeout below 2 ticks unless `minSessionTimeout` was lowered; then you must set this).
+   */
+  serverTickTime?: number;
+  /**
    * Resume an existing session instead of starting one (Java's constructor with sessionId and
    * password): the connect fails with SessionExpiredError if the server no longer has it.
    */
@@ -108,6 +117,7 @@ export interface ResolvedOptions {
   trackEnsemble: boolean;
   session: { id: bigint; password: Buffer } | undefined;
   sasl: SaslOptions | undefined;
+  serverTickTime: number | undefined;
 }
 
 /** @internal */
@@ -135,6 +145,9 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
   if (options.session && (typeof options.session.id !== 'bigint' || options.session.id === 0n || !(options.session.password instanceof Uint8Array))) {
     throw new InvalidArgumentError('session', 'must be { id: non-zero bigint, password: Uint8Array }');
   }
+  if (options.serverTickTime !== undefined && !(Number.isInteger(options.serverTickTime) && options.serverTickTime > 0)) {
+    throw new InvalidArgumentError('serverTickTime', `must be a positive integer (ms), got ${String(options.serverTickTime)}`);
+  }
   if (options.sasl && (options.sasl.mechanism !== 'DIGEST-MD5' || typeof options.sasl.username !== 'string' || typeof options.sasl.password !== 'string')) {
     throw new InvalidArgumentError('sasl', "must be { mechanism: 'DIGEST-MD5', username: string, password: string }");
   }
@@ -157,6 +170,7 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
     createChroot: options.createChroot ?? false,
     trackEnsemble: options.trackEnsemble ?? false,
     sasl: options.sasl,
+    serverTickTime: options.serverTickTime,
     session: options.session ? { id: options.session.id, password: Buffer.from(options.session.password) } : undefined,
   };
 }

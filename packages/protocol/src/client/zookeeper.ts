@@ -145,6 +145,48 @@ export class ZooKeeper implements AsyncDisposable {
   get expiryDeadline(): number {
     return this.#session.expiryDeadline;
   }
+  /**
+   * The earliest moment (`performance.now()` clock) at which the ensemble may expire this session,
+   * by evidence that passed through the leader, not merely a server's answer: a follower cut off
+   * from its leader keeps answering for syncLimit ticks while the leader, which alone expires
+   * sessions, no longer hears of this one. The evidence is a committed write (the leader and a
+   * quorum took part) sent at least half a server tick after the reply it confirms, or a
+   * handshake (the leader creates or revalidates the session). It advances only while the proof
+   * is held ({@link ZooKeeper.holdQuorumProof}); leases hold it. See the protocol README's
+   * "What a lease rests on" for the assumptions.
+   */
+  get quorumDeadline(): number {
+    return this.#session.quorumDeadline;
+  }
+
+  /**
+   * Keeps {@link ZooKeeper.quorumDeadline} advancing until the returned function is called: a
+   * no-op write (a multi of one `check` of the root) every max(T/6, a quarter tick plus a margin),
+   * committed through the quorum. Counted: every holder shares one loop per session, and it
+   * lingers max(60 s, 10 T) after the last one. While held, a connection whose server cannot
+   * get a write committed for T - T/6 is dropped (that server is likely cut off from the
+   * leader; the session moves to another server), and `lost` is reported by this deadline.
+   *
+   * @example
+   * ```ts
+   * const release = zk.holdQuorumProof();
+   * try { await work(); } finally { release(); }
+   * ```
+   */
+  holdQuorumProof(): () => void {
+    return this.#session.holdQuorumProof();
+  }
+
+  /**
+   * Resolves once {@link ZooKeeper.quorumDeadline} is later than `deadline` (a `performance.now()`
+   * time), holding the quorum proof meanwhile; rejects when `signal` aborts or the session ends.
+   * Locks call it before handing out a lease whose proof is too old to last (the first lease on a
+   * long-idle session waits about a third of the timeout, or half a tick with `serverTickTime`).
+   */
+  awaitQuorumDeadline(deadline: number, options: { signal?: AbortSignal } = {}): Promise<void> {
+    return this.#session.awaitQuorumDeadline(deadline, options.signal);
+  }
+
   /** The server this client is connected to, or undefined while disconnected. */
   get server(): { host: string; port: number } | undefined {
     const h = this.#session.host;

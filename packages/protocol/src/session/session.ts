@@ -23,6 +23,8 @@ import { setWatchesRequests } from './rewatch.js';
 import { DigestMd5Client, type SaslOptions } from './sasl.js';
 import { ConnectFailures } from './connect-failures.js';
 import { planServerList } from './host-provider.js';
+import { QuorumProof } from './quorum-proof.js';
+import { writeMultiRequest } from '../jute/multi.js';
 
 export type { SessionState };
 
@@ -45,6 +47,8 @@ export interface SessionOptions {
   session?: { id: bigint; password: Buffer } | undefined;
   /** SASL credentials, authenticated on every new connection. */
   sasl?: SaslOptions | undefined;
+  /** The ensemble's tickTime if known, ms (see quorum-proof.ts). */
+  serverTickTime?: number | undefined;
 }
 
 /**
@@ -95,10 +99,24 @@ export class Session {
   readonly #stateListeners = new Set<StateListener>();
   readonly #eventQueue: Array<{ event: WatcherEvent; zxid: bigint }> = [];
   #drainScheduled = false;
+  readonly #proof: QuorumProof;
 
   constructor(options: SessionOptions) {
     this.#options = options;
     this.#ring = shuffleHosts(options.hosts);
+    this.#proof = new QuorumProof(
+      {
+        timeout: () => this.#negotiatedTimeout || this.#options.sessionTimeout,
+        connected: () => this.#state === 'connected',
+        lastHeard: () => this.lastHeard,
+        write: () => this.#proofWrite(),
+        unproven: (why) => {
+          debug('leaving %s:%d: %s', this.#host?.host, this.#host?.port, why);
+          this.#connection?.destroy(new ConnectionLossError(why));
+        },
+      },
+      options.serverTickTime,
+    );
     if (options.session) {
       this.#sessionId = options.session.id;
       this.#passwd = options.session.password;
@@ -142,6 +160,42 @@ export class Session {
   get expiryDeadline(): number {
     return this.lastHeard + (this.#negotiatedTimeout || this.#options.sessionTimeout);
   }
+  /**
+   * The earliest moment (performance.now() clock) at which the ensemble may expire this session,
+   * by evidence that passed through the leader (see quorum-proof.ts): the newest request a
+   * committed write confirmed, or the newest read-write handshake, plus the negotiated timeout.
+   * It advances only while someone holds the proof ({@link holdQuorumProof}) or on reconnect.
+   */
+  get quorumDeadline(): number {
+    return this.#proof.proven + (this.#negotiatedTimeout || this.#options.sessionTimeout);
+  }
+
+  /**
+   * Keeps {@link quorumDeadline} advancing (a committed no-op write every T/6 or so) until the
+   * returned function is called; counted, so many leases share one loop. While held, a connection
+   * whose server cannot get the proof through for T - T/6 is dropped (its server is likely cut
+   * off from the leader), and `lost` is reported by the quorum deadline too.
+   */
+  holdQuorumProof(): () => void {
+    if (isTerminal(this.#state)) throw this.#unavailable();
+    return this.#proof.hold();
+  }
+
+  /** Resolves once {@link quorumDeadline} is later than `deadline` (holding the proof meanwhile). */
+  awaitQuorumDeadline(deadline: number, signal?: AbortSignal): Promise<void> {
+    if (isTerminal(this.#state)) return Promise.reject(this.#unavailable());
+    return this.#proof.waitProven(deadline - (this.#negotiatedTimeout || this.#options.sessionTimeout), () => this.#unavailable(), signal);
+  }
+
+  /** The proof write: a multi of one check of the root (chroot), committed even when it fails. */
+  async #proofWrite(): Promise<number> {
+    const path = this.#options.chroot === '' ? '/' : this.#options.chroot;
+    const sentAt = performance.now();
+    const reply = await this.request(OpCode.multi, (w) => writeMultiRequest(w, [{ type: OpCode.check, path, version: -1 }]), undefined);
+    if (reply.err !== 0) throw fromCode(reply.err, { op: 'multi', path });
+    return sentAt;
+  }
+
   /** The server the session is connected to, when connected. */
   get host(): HostAddress | undefined {
     return this.#connection ? this.#host : undefined;
@@ -281,6 +335,9 @@ export class Session {
     // The first connection's handshake is where the server started (or took up) the session: it
     // heard us no earlier than we dialed. Reconnects are dated by the reply that proved them.
     if (!prove && dialedAt > this.#lastHeard) this.#lastHeard = dialedAt;
+    // A read-write server granted (new) or revalidated (resumed) the session through the
+    // leader, which touched it no earlier than we dialed (quorum-proof.ts).
+    if (!conn.session.readOnly) this.#proof.noteHandshake(dialedAt);
     this.#adopt(conn, host);
     return true;
   }
@@ -353,6 +410,7 @@ export class Session {
       this.#seenReadWrite = true;
       this.#transition('connected');
     }
+    this.#proof.onConnectionChange();
   }
 
   /**
@@ -434,6 +492,7 @@ export class Session {
     this.#connection = undefined;
     this.#clearLossTimer();
     this.#stopProbe();
+    this.#proof.stop();
     this.#transition('closed');
     if (conn) await conn.close(timeoutMs);
     this.watches.clear();
@@ -448,6 +507,7 @@ export class Session {
     if (conn.lastHeard > -Infinity && performance.now() - this.#adoptedAt >= STABLE_CONNECTION_MS) this.#backoff.reset();
     this.#connection = undefined;
     this.#stopProbe();
+    this.#proof.onConnectionChange();
     debug('connection to %s:%d closed: %s', this.#host?.host, this.#host?.port, reason?.message);
     if (isTerminal(this.#state)) return;
     this.#transition('suspended');
@@ -477,7 +537,11 @@ export class Session {
     const timeout = this.#negotiatedTimeout || this.#options.sessionTimeout;
     // Timers fire late under load; a server rounds expiry up to its next tick, which may be only
     // a millisecond away. A small allowance keeps `lost` ahead of it.
-    const left = this.expiryDeadline - Math.min(LOSS_TIMER_ALLOWANCE_MS, timeout / 50) - performance.now();
+    // While a proof is held, the evidence that passed through the leader dates the loss (a
+    // follower cut off from the leader answers for syncLimit ticks after the leader stopped
+    // counting the session).
+    const deadline = this.#proof.active ? Math.min(this.expiryDeadline, this.quorumDeadline) : this.expiryDeadline;
+    const left = deadline - Math.min(LOSS_TIMER_ALLOWANCE_MS, timeout / 50) - performance.now();
     if (left <= 0) fire();
     else this.#lossTimer = setTimeout(fire, Math.ceil(left));
   }
@@ -504,6 +568,7 @@ export class Session {
 
   #expire(): void {
     this.#clearLossTimer();
+    this.#proof.stop();
     if (this.#state !== 'expired' && this.#state !== 'closed') this.#transition('expired');
   }
 
