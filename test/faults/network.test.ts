@@ -42,6 +42,11 @@ afterEach(async () => {
   await space.close();
 });
 
+// The shared server's tick (the harness default, 500 ms), told to the participants: with 50-200 ms
+// each way and T = 2 s, the quorum proof's default margin (a tick of T/2) leaves a Node lease no
+// time to be proven (0 Node acquisitions in a run); the real tick does. Forked workers: this
+// process's env only.
+process.env.ZK_SERVER_TICK_TIME = '500';
 const ctx = () => ({ connect: connectString(), root: space.root });
 
 describe.skipIf(soak)('faults - network nemeses', () => {

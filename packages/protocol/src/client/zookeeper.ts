@@ -163,9 +163,10 @@ export class ZooKeeper implements AsyncDisposable {
    * Keeps {@link ZooKeeper.quorumDeadline} advancing until the returned function is called: a
    * no-op write (a multi of one `check` of the root) every max(T/6, a quarter tick plus a margin),
    * committed through the quorum. Counted: every holder shares one loop per session, and it
-   * lingers max(60 s, 10 T) after the last one. While held, a connection whose server cannot
-   * get a write committed for T - T/6 is dropped (that server is likely cut off from the
-   * leader; the session moves to another server), and `lost` is reported by this deadline.
+   * lingers max(60 s, 10 T) after the last one. While held, `lost` is reported by this
+   * deadline; a server that cannot commit the write (cut off from the leader) stops answering the
+   * session, so its connection is dropped by the liveness rule (2T/3 without a reply) and the
+   * session moves to another server.
    *
    * @example
    * ```ts
@@ -181,7 +182,8 @@ export class ZooKeeper implements AsyncDisposable {
    * Resolves once {@link ZooKeeper.quorumDeadline} is later than `deadline` (a `performance.now()`
    * time), holding the quorum proof meanwhile; rejects when `signal` aborts or the session ends.
    * Locks call it before handing out a lease whose proof is too old to last (the first lease on a
-   * long-idle session waits about a third of the timeout, or half a tick with `serverTickTime`).
+   * long-idle session waits for one proof cycle: about 0.4 T, or half a tick plus T/6 with
+   * `serverTickTime`).
    */
   awaitQuorumDeadline(deadline: number, options: { signal?: AbortSignal } = {}): Promise<void> {
     return this.#session.awaitQuorumDeadline(deadline, options.signal);

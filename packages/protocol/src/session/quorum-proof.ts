@@ -22,7 +22,7 @@
  * chroot's root with any version: a committed transaction that changes nothing (even a failed
  * check is committed as an error transaction; PrepRequestProcessor), one fsync on a quorum.
  *
- * Two more proofs need no write: a handshake on a read-write server (a new session is created by
+ * One more proof needs no write: a handshake on a read-write server (a new session is created by
  * the leader, a resumed one is revalidated by it: `Learner.validateSession`, REVALIDATE, which
  * touches the session), dated by the handshake's send time.
  *
@@ -43,7 +43,7 @@ export interface QuorumProofTiming {
 /**
  * The timing for timeout `t` and a server tick of at most `serverTickTime` (default t/2): a
  * confirmation gap of tick/2 plus max(25 ms, tick/10) for the leader's ping jitter, and a write
- * every max(gap/2, t/6), which keeps the proof at most about t/2 old.
+ * every max(gap/2, t/6). The proof is then at most gap + every + 2 round trips old.
  */
 export function proofTiming(t: number, serverTickTime?: number): QuorumProofTiming {
   const tick = Math.min(serverTickTime ?? Infinity, t / 2);
@@ -64,8 +64,6 @@ export interface QuorumProofHost {
    * error is 0), rejects when it did not (connection loss, session gone).
    */
   write(): Promise<number>;
-  /** The proof is older than T - T/6 while connected: the server cannot reach the quorum for us. */
-  unproven(why: string): void;
 }
 
 /** A sample of {@link QuorumProofHost.lastHeard}, waiting for a write that confirms it. */
@@ -74,9 +72,20 @@ interface Sample {
   readonly value: number;
 }
 
+/** Most proof writes in flight at once: a server that stops answering does not get a pile. */
+const MAX_IN_FLIGHT = 4;
+
 /**
  * One session's quorum proof: {@link proven} and the write loop that advances it while held
- * ({@link hold}). One timer; nothing runs while nobody holds it (after a linger).
+ * ({@link hold}). Writes go every `every` ms without waiting for each other (a slow round trip
+ * must not stretch the cadence), and `lastHeard` is sampled on the same grid, `confirmAfter`
+ * ahead of each write, so each write confirms the freshest sample it can. Nothing runs while
+ * nobody holds it (after a linger).
+ *
+ * A server that cannot commit the write stops answering this session altogether: it holds every
+ * later request of the session, pings included, behind the pending write (`CommitProcessor`), so
+ * the connection's liveness rule drops it after 2T/3 and the session's `lost` is then dated by
+ * {@link proven}.
  */
 export class QuorumProof {
   readonly #host: QuorumProofHost;
@@ -87,12 +96,12 @@ export class QuorumProof {
   /** While not held: keep proving until then, so the next lease finds a fresh proof. */
   #lingerUntil = 0;
   #samples: Sample[] = [];
-  #timer: NodeJS.Timeout | undefined;
-  #inFlight = false;
-  #lastWrite = -Infinity;
-  #guard: NodeJS.Timeout | undefined;
+  #writeTimer: NodeJS.Timeout | undefined;
+  #sampleTimer: NodeJS.Timeout | undefined;
+  #inFlight = 0;
   /** {@link waitProven}'s callers. */
   #waiters: Array<{ after: number; settle: (err?: Error) => void }> = [];
+  #ended: (() => Error) | undefined;
 
   constructor(host: QuorumProofHost, serverTickTime?: number) {
     this.#host = host;
@@ -137,12 +146,10 @@ export class QuorumProof {
       signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
-  #ended: (() => Error) | undefined;
 
   /** A handshake on a read-write server, dialed at `dialedAt`, proved the session to the leader. */
   noteHandshake(dialedAt: number): void {
     this.#advance(dialedAt);
-    this.#samples = [];
   }
 
   /**
@@ -151,7 +158,7 @@ export class QuorumProof {
    */
   hold(): () => void {
     this.#holders++;
-    this.#schedule();
+    this.#start();
     let released = false;
     return () => {
       if (released) return;
@@ -160,10 +167,11 @@ export class QuorumProof {
     };
   }
 
-  /** The session (re)connected or disconnected: start or pause the loop. */
+  /** The session (re)connected or disconnected: start or stop the loop. */
   onConnectionChange(): void {
+    this.#clear();
     this.#samples = [];
-    this.#schedule();
+    this.#start();
   }
 
   /** Stops everything (session closed or expired). */
@@ -175,48 +183,63 @@ export class QuorumProof {
   }
 
   #clear(): void {
-    if (this.#timer) clearTimeout(this.#timer);
-    if (this.#guard) clearTimeout(this.#guard);
-    this.#timer = this.#guard = undefined;
+    if (this.#writeTimer) clearTimeout(this.#writeTimer);
+    if (this.#sampleTimer) clearTimeout(this.#sampleTimer);
+    this.#writeTimer = this.#sampleTimer = undefined;
   }
 
-  #schedule(): void {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    if (!this.active || !this.#host.connected()) return this.#clear();
-    this.#armGuard();
-    if (this.#inFlight) return;
+  #running(): boolean {
+    if (this.active && this.#host.connected()) return true;
+    this.#clear();
+    return false;
+  }
+
+  /** Starts both grids if they are not running: the first write now, samples confirmAfter ahead of each write. */
+  #start(): void {
+    if (this.#writeTimer !== undefined || !this.#running()) return;
     const { every, confirmAfter } = this.timing;
-    const now = performance.now();
-    let at = this.#lastWrite + every;
-    // A sample nobody confirmed yet: confirm it as soon as it allows rather than on the grid.
-    const oldest = this.#samples[0];
-    if (oldest !== undefined && this.#proven + this.#host.timeout() - now < this.#host.timeout() / 3) at = Math.min(at, oldest.at + confirmAfter);
-    if (this.#samples.length === 0 && at > now) this.#samples.push({ at: now, value: this.#host.lastHeard() });
-    this.#timer = setTimeout(() => this.#send(), Math.max(0, Math.ceil(at - now)));
-    this.#timer.unref();
+    this.#sample();
+    this.#writeTimer = setTimeout(() => this.#write(), 0);
+    this.#writeTimer.unref();
+    const phase = (every - (confirmAfter % every)) % every;
+    this.#sampleTimer = setTimeout(() => this.#sampleTick(), phase);
+    this.#sampleTimer.unref();
   }
 
-  #send(): void {
-    this.#timer = undefined;
-    if (!this.active || !this.#host.connected()) return this.#clear();
-    this.#inFlight = true;
-    this.#lastWrite = performance.now();
+  #sample(): void {
+    this.#samples.push({ at: performance.now(), value: this.#host.lastHeard() });
+    // A sample can only be confirmed while younger than the timeout; older ones are useless.
+    const horizon = performance.now() - this.#host.timeout();
+    while (this.#samples.length > 0 && this.#samples[0]!.at < horizon) this.#samples.shift();
+  }
+
+  #sampleTick(): void {
+    this.#sampleTimer = undefined;
+    if (!this.#running()) return;
+    this.#sample();
+    this.#sampleTimer = setTimeout(() => this.#sampleTick(), this.timing.every);
+    this.#sampleTimer.unref();
+  }
+
+  #write(): void {
+    this.#writeTimer = undefined;
+    if (!this.#running()) return;
+    this.#writeTimer = setTimeout(() => this.#write(), this.timing.every);
+    this.#writeTimer.unref();
+    if (this.#inFlight >= MAX_IN_FLIGHT) return;
+    this.#inFlight++;
     this.#host.write().then(
       (sentAt) => {
-        this.#inFlight = false;
+        this.#inFlight--;
         const { confirmAfter } = this.timing;
         let confirmed = -Infinity;
         while (this.#samples.length > 0 && this.#samples[0]!.at <= sentAt - confirmAfter) confirmed = Math.max(confirmed, this.#samples.shift()!.value);
         this.#advance(confirmed);
-        this.#samples.push({ at: performance.now(), value: this.#host.lastHeard() });
-        this.#schedule();
       },
       () => {
         // Not committed (the connection dropped, the session ended): nothing proven. The
         // session calls onConnectionChange when it is connected again.
-        this.#inFlight = false;
-        this.#schedule();
+        this.#inFlight--;
       },
     );
   }
@@ -224,24 +247,5 @@ export class QuorumProof {
   #advance(to: number): void {
     if (to > this.#proven) this.#proven = to;
     for (const w of [...this.#waiters]) if (this.#proven > w.after) w.settle();
-    this.#armGuard();
-  }
-
-  /** While connected and held: tell the host once the proof is older than T - T/6. */
-  #armGuard(): void {
-    if (this.#guard) clearTimeout(this.#guard);
-    this.#guard = undefined;
-    if (!this.active || !this.#host.connected() || this.#proven === -Infinity) return;
-    const t = this.#host.timeout();
-    const left = this.#proven + t - t / 6 - performance.now();
-    const fire = () => {
-      this.#guard = undefined;
-      if (this.active && this.#host.connected() && this.#proven + t - t / 6 <= performance.now()) {
-        this.#host.unproven(`no write committed through the quorum confirmed the session for ${Math.round(performance.now() - this.#proven)} ms (timeout ${t} ms): the server may be cut off from the leader`);
-      } else this.#armGuard();
-    };
-    if (left <= 0) return fire();
-    this.#guard = setTimeout(fire, Math.ceil(left));
-    this.#guard.unref();
   }
 }

@@ -110,10 +110,6 @@ export class Session {
         connected: () => this.#state === 'connected',
         lastHeard: () => this.lastHeard,
         write: () => this.#proofWrite(),
-        unproven: (why) => {
-          debug('leaving %s:%d: %s', this.#host?.host, this.#host?.port, why);
-          this.#connection?.destroy(new ConnectionLossError(why));
-        },
       },
       options.serverTickTime,
     );
@@ -172,9 +168,9 @@ export class Session {
 
   /**
    * Keeps {@link quorumDeadline} advancing (a committed no-op write every T/6 or so) until the
-   * returned function is called; counted, so many leases share one loop. While held, a connection
-   * whose server cannot get the proof through for T - T/6 is dropped (its server is likely cut
-   * off from the leader), and `lost` is reported by the quorum deadline too.
+   * returned function is called; counted, so many leases share one loop. While held, `lost` is
+   * reported by the quorum deadline too (a server that cannot commit the write stops answering
+   * the session, so the connection drops by the liveness rule).
    */
   holdQuorumProof(): () => void {
     if (isTerminal(this.#state)) throw this.#unavailable();
