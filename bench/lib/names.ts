@@ -62,6 +62,12 @@ export const WORKLOAD = {
   localHandoffs: (sessions: number, perSession: number) => (sessions === 1 ? `one process, ${perSession} contenders on one Mutex` : `${sessions} sessions x ${perSession} contenders on one Mutex`),
   /** Metrics: readsPerSec, writesPerSec. */
   readWrite: (readers: number, writers: number) => `ReadWriteLock, ${readers} readers + ${writers} writer${writers === 1 ? '' : 's'}`,
+  /**
+   * The quorum proof's cost: one Mutex lease held on one session for the repetition. Ops: seconds
+   * held. Metrics: requestsPerSecond (the proof's writes; pings are not counted by the channel),
+   * cpuUsPerSecond of the client, and the same session's idle CPU before the lease (idleCpuUsPerSecond).
+   */
+  leaseHeld: (sessionMs: number) => `one lease held, session ${sessionMs.toLocaleString('en-US')} ms`,
   /** Metrics: notificationsPerRelease, heapMiB. */
   waiters: (n: number) => `${n.toLocaleString('en-US')} waiters on one lock`,
   /** Metric: heapMiB. */

@@ -79,6 +79,13 @@ export async function lockWorkloads(bench: Bench, connect: string, zk: ZooKeeper
     }
   }
 
+  for (const sessionMs of [2000, 10_000]) {
+    const workload = WORKLOAD.leaseHeld(sessionMs);
+    if (!bench.wants(workload)) continue;
+    const ours: Repetition = (w) => leaseHeld(connect, `${base}/lease-held-${sessionMs}`, sessionMs, w ? 1 : seconds);
+    await bench.compare('locks', workload, 'seconds held', [[CLIENT.ours, ours]]);
+  }
+
   const rw = WORKLOAD.readWrite(8, 1);
   if (bench.wants(rw)) {
     const clients = await sessions(connect, 9);
@@ -89,6 +96,34 @@ export async function lockWorkloads(bench: Bench, connect: string, zk: ZooKeeper
       ...(java ? [[CLIENT.curator, (w: boolean) => java.run({ workload: 'readWrite', path: `${path}-curator`, readers: 8, writers: 1, seconds: w ? 1 : seconds })] as const] : []),
     ]);
     await Promise.all(clients.map((c) => c.close()));
+  }
+}
+
+/**
+ * One lease held on a fresh session for `seconds`: the requests the session sent meanwhile (the
+ * quorum proof's no-op writes, and any ping; counted on `zk:request:start`, which the proof
+ * publishes too) and the client's CPU, against the same session idle for the same time before.
+ */
+async function leaseHeld(connect: string, path: string, sessionMs: number, seconds: number): Promise<Sample> {
+  const zk = await ZooKeeper.connect(connect, { sessionTimeout: sessionMs });
+  try {
+    await zk.ensurePath(path);
+    const idleCpu0 = process.cpuUsage();
+    await new Promise((r) => setTimeout(r, seconds * 1000));
+    const idle = process.cpuUsage(idleCpu0);
+    const lease = await new Mutex(zk, `${path}/lock`).acquire();
+    let requests = 0;
+    const sample = await timed(async () => {
+      ({ count: requests } = await counting(ChannelName.requestStart, () => new Promise((r) => setTimeout(r, seconds * 1000))));
+      return { ops: seconds };
+    });
+    await lease.release();
+    return {
+      ...sample,
+      metrics: { requestsPerSecond: requests / sample.seconds, cpuUsPerSecond: sample.cpuUs / sample.seconds, idleCpuUsPerSecond: (idle.user + idle.system) / seconds },
+    };
+  } finally {
+    await zk.close();
   }
 }
 

@@ -13,7 +13,7 @@ import type { JuteWriter } from '../jute/writer.js';
 import { readSetSASLResponse, writeAuthPacket, writeGetSASLRequest, type WatcherEvent } from '../jute/proto.js';
 import { AuthFailedError, ClientClosedError, ConnectionLossError, fromCode, SessionExpiredError } from '../errors.js';
 import { stripChroot } from '../util/paths.js';
-import { debug, eventChannel, publishState } from '../diagnostics.js';
+import { debug, eventChannel, publishState, requestFinishChannel, requestStartChannel } from '../diagnostics.js';
 import { Backoff } from './backoff.js';
 import type { HostAddress } from './hosts.js';
 import { shuffleHosts } from './hosts.js';
@@ -187,8 +187,16 @@ export class Session {
   async #proofWrite(): Promise<number> {
     const path = this.#options.chroot === '' ? '/' : this.#options.chroot;
     const sentAt = performance.now();
-    const reply = await this.request(OpCode.multi, (w) => writeMultiRequest(w, [{ type: OpCode.check, path, version: -1 }]), undefined);
-    if (reply.err !== 0) throw fromCode(reply.err, { op: 'multi', path });
+    // Published like the application's requests, so operators and the bench see the proof's cost.
+    if (requestStartChannel.hasSubscribers) requestStartChannel.publish({ op: OpCode.multi, path });
+    let err = -4;
+    try {
+      const reply = await this.request(OpCode.multi, (w) => writeMultiRequest(w, [{ type: OpCode.check, path, version: -1 }]), undefined);
+      err = reply.err;
+    } finally {
+      if (requestFinishChannel.hasSubscribers) requestFinishChannel.publish({ op: OpCode.multi, path, err, durationMs: performance.now() - sentAt });
+    }
+    if (err !== 0) throw fromCode(err, { op: 'multi', path });
     return sentAt;
   }
 
