@@ -33,9 +33,9 @@ export function leaseDeadline(zk: ZooKeeper): number {
 
 /**
  * Before a lease is handed out: waits (within `signal`) until its proof has at least a quarter
- * of the timeout to run (it is at risk below a sixth), so no lease is born at risk. Immediate when the session's proof is fresh
- * (a recent handshake, or the proof loop running for earlier leases); the first lease on a
- * long-idle session waits for one proof cycle.
+ * of the timeout to run (it is at risk below a sixth), so no lease is born at risk. Immediate
+ * when the session's proof is fresh (a recent handshake, or the proof loop running for earlier
+ * leases); the first lease on a long-idle session waits for one proof cycle.
  */
 export async function freshProof(zk: ZooKeeper, signal: AbortSignal): Promise<void> {
   const wanted = performance.now() + zk.sessionTimeout / 4;
