@@ -93,3 +93,27 @@ export const NETWORK_MIN_RATE = {
  * thousands (10,029 in 6 s from one client before the back-off).
  */
 export const MAX_STORM_CONNECTIONS_PER_SECOND = 20;
+
+/**
+ * Minimum rates of the nemeses between the servers (quorum.ts), by nemesis: about a third of the
+ * slowest recipe of the nemesis in one run of the full matrix with the quorum proof
+ * (ZK_FAULTS_QUORUM_MATRIX=1, 2-core machine, 26 November 2026). The nemesis sets the pace: each
+ * strike stalls the lock until the victim's session expires (about T after a follower's cut;
+ * syncLimit ticks, an election and T after the leader's), and a slow victim holds it meanwhile.
+ */
+export const QUORUM_MIN_RATE = {
+  /** measured 5.8/s (LeaderLatch) to 12.6/s (Semaphore) */
+  isolateFollower: 2,
+  /** measured 0.59/s (Mutex) to 1.03/s (ReadWriteLock) */
+  isolateLeader: 0.2,
+  /** measured 5.8/s (Mutex) to 11.4/s (Semaphore) */
+  splitFive: 2,
+  /** measured 5.3/s (LeaderLatch) to 13.3/s (Semaphore) */
+  bridge: 1.5,
+  /** measured 3.5/s (LeaderLatch) to 11.0/s (Semaphore) */
+  oneWay: 1,
+  /** measured 0.50/s (ReadWriteLock) to 2.6/s (Semaphore) */
+  pauseLeader: 0.15,
+  /** measured 2.7/s (ReadWriteLock) to 4.8/s (Semaphore) */
+  rollingRestart: 0.9,
+} as const;
