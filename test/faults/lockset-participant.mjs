@@ -74,7 +74,7 @@ const dataZk = variant.startsWith('znode') ? await ZooKeeper.connect(connect, { 
 let mutex = new Mutex(zk, lockPath);
 let n = 0;
 while (Date.now() < end) {
-  if (zk.state === 'expired' || zk.state === 'lost') {
+  if (zk.state === 'expired' || zk.state === 'lost' || zk.state === 'closed') {
     await zk.close();
     try {
       zk = await connectClient();

@@ -98,7 +98,7 @@ const failed = async (err, what = '') => {
 };
 
 while (Date.now() < end) {
-  if (zk.state === 'expired' || zk.state === 'lost') {
+  if (zk.state === 'expired' || zk.state === 'lost' || zk.state === 'closed') {
     // A session that is gone stays gone: start a new one, as an application would.
     await locks.latch?.close().catch(() => undefined);
     await locks.selector?.close().catch(() => undefined);
