@@ -11,8 +11,9 @@
  * comes first (a round under way finishes). Every round must pass what the CI run requires; the
  * per-nemesis table (summed over rounds) goes to test/.work/faults-soak.md and the rows to
  * test/.work/faults-rows.jsonl (so `node scripts/faults-table.mjs` prints it too).
- * ZK_FAULTS_SOAK_ROUNDS=latchSigkill,semaphoreSigstop (names as in `rounds` below) runs only
- * those. Skipped unless ZK_FAULTS_SOAK is set; `npm test` never runs it.
+ * ZK_FAULTS_SOAK_ROUNDS=latchSigkill,semaphoreSigstop (names as in `rounds` below; `quorum*` for
+ * every name with that prefix) runs only those. The nemeses between the servers (quorum.ts) come
+ * last, each on every recipe. Skipped unless ZK_FAULTS_SOAK is set; `npm test` never runs it.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +24,8 @@ import { MAX_STORM_CONNECTIONS_PER_SECOND, NETWORK_MIN_RATE, SOAK_MIN_RATE } fro
 import { curatorMissing } from '../harness/java.js';
 import { CuratorParticipants } from './java-participant.js';
 import { latencyJitter, mixedSigkill, partitionHolders, storm, type Cast } from './network.js';
+import { bridge, isolateFollower, isolateLeader, oneWay, pauseLeader, rollingRestart, splitFive, type QuorumCast, type QuorumContext, type QuorumKind, type QuorumResult } from './quorum.js';
+import { QUORUM_MIN_RATE } from './rates.js';
 
 /** `45m`, `90s`, `1.5h`, `500ms` or a number of ms. */
 function parseDuration(text: string): number {
@@ -62,6 +65,30 @@ const recipeRounds = (nemesis: 'Sigkill' | 'Sigstop' | 'Partition' | 'Leader'): 
             : (ctx) => leaderKills(ctx, { ...base(), killEveryMs: 5000, minKills: Math.floor(roundMs / 10_000) });
     return [`${r.kind}${nemesis}`, run];
   });
+/**
+ * The nemeses between the servers (quorum.ts), each on every recipe, with fast contenders (1 ms of
+ * work) and 4 strikes a round; an ensemble of their own each, so not on an external one. Named
+ * `quorum-<nemesis>-<kind>` (`ZK_FAULTS_SOAK_ROUNDS='quorum*'` runs only them).
+ */
+const QUORUM_NEMESES: [keyof typeof QUORUM_MIN_RATE, (ctx: QuorumContext, cast: QuorumCast) => Promise<QuorumResult>][] = [
+  ['isolateFollower', isolateFollower],
+  ['isolateLeader', isolateLeader],
+  ['splitFive', splitFive],
+  ['bridge', bridge],
+  ['oneWay', oneWay],
+  ['pauseLeader', pauseLeader],
+  ['rollingRestart', rollingRestart],
+];
+const QUORUM_KINDS: QuorumKind[] = ['mutex', 'rw', 'latch', 'semaphore'];
+const quorumRounds = (): [string, Round][] =>
+  process.env.ZK_CONNECT
+    ? []
+    : QUORUM_KINDS.flatMap((kind) =>
+        QUORUM_NEMESES.map(([key, run]): [string, Round] => [
+          `quorum-${key}-${kind}`,
+          (ctx) => run({ root: ctx.root, lockPath: ctx.lockPath }, { kind, permits: kind === 'semaphore' ? 2 : undefined, javas: kind === 'rw' || !curator ? 0 : 1, curator, strikes: 4, minStrikes: 2, minPerSecond: QUORUM_MIN_RATE[key], workMs: workMs }),
+        ]),
+      );
 const allRounds: [name: string, run: Round][] = [
   ['sigkill', (ctx) => sigkillHolders(ctx, { processes, durationMs: roundMs, workMs, killEveryMs: 5000, minKills: Math.floor(roundMs / 10_000), minPerSecond: SOAK_MIN_RATE.sigkill })],
   ['sigstop', (ctx) => sigstopHolder(ctx, { processes, durationMs: roundMs, workMs, victimWorkMs: 100, pauses: Math.floor(roundMs / 10_000), minPerSecond: SOAK_MIN_RATE.sigstop, curator, javas: 1 })],
@@ -84,9 +111,11 @@ const allRounds: [name: string, run: Round][] = [
         ['selectorMixedSigkill', (ctx) => mixedSigkill(ctx, { ...cast(3, 2, 12_000, NETWORK_MIN_RATE.selectorMixedKill), kind: 'selector', everyMs: 1500, minKills: 3 })],
         ['semaphoreMixedSigkill', (ctx) => mixedSigkill(ctx, { ...cast(3, 2, 12_000, NETWORK_MIN_RATE.semaphoreMixedKill), kind: 'semaphore', permits: 3, everyMs: 1500, minKills: 3 })],
       ] as [string, Round][])),
+  ...quorumRounds(),
 ];
 const only = process.env.ZK_FAULTS_SOAK_ROUNDS?.split(',').map((n) => n.trim());
-const rounds = only ? allRounds.filter(([name]) => only.includes(name)) : allRounds;
+const named = (name: string) => only!.some((o) => (o.endsWith('*') ? name.startsWith(o.slice(0, -1)) : name === o));
+const rounds = only ? allRounds.filter(([name]) => named(name)) : allRounds;
 if (SOAK && rounds.length === 0) throw new Error(`ZK_FAULTS_SOAK_ROUNDS=${process.env.ZK_FAULTS_SOAK_ROUNDS} names no round (rounds: ${allRounds.map(([n]) => n).join(', ')})`);
 
 let space: TestSpace;
