@@ -64,7 +64,7 @@ export const WORKLOAD = {
   readWrite: (readers: number, writers: number) => `ReadWriteLock, ${readers} readers + ${writers} writer${writers === 1 ? '' : 's'}`,
   /**
    * The quorum proof's cost: one Mutex lease held on one session for the repetition. Ops: seconds
-   * held. Metrics: requestsPerSecond (the proof's writes; pings are not counted by the channel),
+   * held. Metrics: requestsPerSecond (the proof's writes, counted on `zk:proof`),
    * cpuUsPerSecond of the client, and the same session's idle CPU before the lease (idleCpuUsPerSecond).
    */
   leaseHeld: (sessionMs: number) => `one lease held, session ${sessionMs.toLocaleString('en-US')} ms`,

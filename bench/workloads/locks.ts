@@ -100,9 +100,9 @@ export async function lockWorkloads(bench: Bench, connect: string, zk: ZooKeeper
 }
 
 /**
- * One lease held on a fresh session for `seconds`: the requests the session sent meanwhile (the
- * quorum proof's no-op writes, and any ping; counted on `zk:request:start`, which the proof
- * publishes too) and the client's CPU, against the same session idle for the same time before.
+ * One lease held on a fresh session for `seconds`: the quorum proof's no-op writes meanwhile
+ * (counted on `zk:proof`) and the client's CPU, against the same session idle for the same time
+ * before.
  */
 async function leaseHeld(connect: string, path: string, sessionMs: number, seconds: number): Promise<Sample> {
   const zk = await ZooKeeper.connect(connect, { sessionTimeout: sessionMs });
@@ -114,7 +114,7 @@ async function leaseHeld(connect: string, path: string, sessionMs: number, secon
     const lease = await new Mutex(zk, `${path}/lock`).acquire();
     let requests = 0;
     const sample = await timed(async () => {
-      ({ count: requests } = await counting(ChannelName.requestStart, () => new Promise((r) => setTimeout(r, seconds * 1000))));
+      ({ count: requests } = await counting(ChannelName.proof, () => new Promise((r) => setTimeout(r, seconds * 1000))));
       return { ops: seconds };
     });
     await lease.release();

@@ -9,6 +9,8 @@
  * - `zk:request:finish` `{ op: number, path?: string, err: number, durationMs: number }`
  * - `zk:state`          `{ sessionId: bigint, from: string, to: string }`
  * - `zk:event`          `{ sessionId: bigint, type: string, path: string, listeners: number }` per watch notification received
+ * - `zk:proof`          `{ sessionId: bigint, err: number, durationMs: number, proven: number }` per quorum-proof write
+ *   settled (session/quorum-proof.ts); kept off `zk:request:*`, which carry the application's requests only
  */
 import { channel } from 'node:diagnostics_channel';
 import { debuglog } from 'node:util';
@@ -19,6 +21,7 @@ export const ChannelName = {
   requestFinish: 'zk:request:finish',
   state: 'zk:state',
   event: 'zk:event',
+  proof: 'zk:proof',
 } as const;
 
 /** Payload of `zk:request:start`. */
@@ -49,6 +52,19 @@ export interface EventMessage {
 
 /** @internal */
 export const eventChannel = channel(ChannelName.event);
+/**
+ * Payload of `zk:proof`: one quorum-proof write settled (`err` 0: committed; -4: the connection
+ * dropped first) and `proven`, the proof's time after it (performance.now() clock).
+ */
+export interface ProofMessage {
+  readonly sessionId: bigint;
+  readonly err: number;
+  readonly durationMs: number;
+  readonly proven: number;
+}
+
+/** @internal */
+export const proofChannel = channel(ChannelName.proof);
 /** @internal */
 export const requestStartChannel = channel(ChannelName.requestStart);
 /** @internal */

@@ -100,7 +100,7 @@ export class QuorumProof {
   #sampleTimer: NodeJS.Timeout | undefined;
   #inFlight = 0;
   /** {@link waitProven}'s callers. */
-  #waiters: Array<{ after: number; settle: (err?: Error) => void }> = [];
+  #waiters: Array<{ done: () => boolean; settle: (err?: Error) => void }> = [];
   #ended: (() => Error) | undefined;
 
   constructor(host: QuorumProofHost, serverTickTime?: number) {
@@ -122,17 +122,18 @@ export class QuorumProof {
   }
 
   /**
-   * Resolves once {@link proven} is later than `after`, holding the proof meanwhile; rejects
-   * on abort or when the proof stops for good (session closed or expired: `ended()`'s error).
+   * Resolves once `done()` says the proof is recent enough (checked now and at each advance),
+   * holding the proof meanwhile; rejects on abort or when the proof stops for good (session
+   * closed or expired: `ended()`'s error).
    */
-  waitProven(after: number, ended: () => Error, signal?: AbortSignal): Promise<void> {
-    if (this.#proven > after) return Promise.resolve();
+  waitProven(done: () => boolean, ended: () => Error, signal?: AbortSignal): Promise<void> {
+    if (done()) return Promise.resolve();
     signal?.throwIfAborted();
     const release = this.hold();
     return new Promise<void>((resolve, reject) => {
       const onAbort = () => waiter.settle(signal?.reason as Error);
       const waiter = {
-        after,
+        done,
         settle: (err?: Error) => {
           release();
           signal?.removeEventListener('abort', onAbort);
@@ -246,6 +247,6 @@ export class QuorumProof {
 
   #advance(to: number): void {
     if (to > this.#proven) this.#proven = to;
-    for (const w of [...this.#waiters]) if (this.#proven > w.after) w.settle();
+    for (const w of [...this.#waiters]) if (w.done()) w.settle();
   }
 }

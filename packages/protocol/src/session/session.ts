@@ -13,7 +13,7 @@ import type { JuteWriter } from '../jute/writer.js';
 import { readSetSASLResponse, writeAuthPacket, writeGetSASLRequest, type WatcherEvent } from '../jute/proto.js';
 import { AuthFailedError, ClientClosedError, ConnectionLossError, fromCode, SessionExpiredError } from '../errors.js';
 import { stripChroot } from '../util/paths.js';
-import { debug, eventChannel, publishState, requestFinishChannel, requestStartChannel } from '../diagnostics.js';
+import { debug, eventChannel, proofChannel, publishState } from '../diagnostics.js';
 import { Backoff } from './backoff.js';
 import type { HostAddress } from './hosts.js';
 import { shuffleHosts } from './hosts.js';
@@ -180,21 +180,23 @@ export class Session {
   /** Resolves once {@link quorumDeadline} is later than `deadline` (holding the proof meanwhile). */
   awaitQuorumDeadline(deadline: number, signal?: AbortSignal): Promise<void> {
     if (isTerminal(this.#state)) return Promise.reject(this.#unavailable());
-    return this.#proof.waitProven(deadline - (this.#negotiatedTimeout || this.#options.sessionTimeout), () => this.#unavailable(), signal);
+    // Compared as deadlines (not deadline - T against the proof): the float round trip could say yes too early.
+    return this.#proof.waitProven(() => this.quorumDeadline > deadline, () => this.#unavailable(), signal);
   }
 
   /** The proof write: a multi of one check of the root (chroot), committed even when it fails. */
   async #proofWrite(): Promise<number> {
     const path = this.#options.chroot === '' ? '/' : this.#options.chroot;
     const sentAt = performance.now();
-    // Published like the application's requests, so operators and the bench see the proof's cost.
-    if (requestStartChannel.hasSubscribers) requestStartChannel.publish({ op: OpCode.multi, path });
+    // On a channel of its own (zk:proof): operators and the bench see the proof's cost, and counts
+    // of the application's requests (zk:request:*) stay what the application sent.
     let err = -4;
     try {
       const reply = await this.request(OpCode.multi, (w) => writeMultiRequest(w, [{ type: OpCode.check, path, version: -1 }]), undefined);
       err = reply.err;
     } finally {
-      if (requestFinishChannel.hasSubscribers) requestFinishChannel.publish({ op: OpCode.multi, path, err, durationMs: performance.now() - sentAt });
+      // `proven` is read after the proof has taken this write in (a microtask later).
+      if (proofChannel.hasSubscribers) queueMicrotask(() => proofChannel.publish({ sessionId: this.#sessionId, err, durationMs: performance.now() - sentAt, proven: this.#proof.proven }));
     }
     if (err !== 0) throw fromCode(err, { op: 'multi', path });
     return sentAt;
