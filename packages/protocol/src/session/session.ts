@@ -498,8 +498,9 @@ export class Session {
     this.#connection = undefined;
     this.#clearLossTimer();
     this.#stopProbe();
-    this.#proof.stop();
     this.#transition('closed');
+    // After the transition: waiters on the proof get ClientClosedError, not a ConnectionLoss.
+    this.#proof.stop();
     if (conn) await conn.close(timeoutMs);
     this.watches.clear();
   }
