@@ -69,7 +69,6 @@ describe('faults - lock-set under SIGSTOP of the holder between its read and its
       }
       const verdict = checkLockSet(run.acked(), await finalRegister(variant, url, connect, store));
       await store?.close();
-      if (process.env.ZK_LOCKSET_DEBUG) console.log(run.lines.map((l) => JSON.stringify(l)).join('\n'));
       console.log(`lock-set ${variant}, SIGSTOP: ${JSON.stringify({ ...verdict, missing: verdict.missing.length, duplicated: verdict.duplicated.length, acksDuringPauses, storeRefused: store?.refused, problems: run.problems() })}`);
       // Not vacuous: the lock moved on and others wrote while each victim slept.
       expect(acksDuringPauses).toBeGreaterThanOrEqual(pauses);

@@ -178,7 +178,11 @@ export class LockSetRun {
   /** Errors and refusals, counted by message (for a run that says why it stalled). */
   problems(): Record<string, number> {
     const out: Record<string, number> = {};
-    for (const l of this.lines) if (l.kind === 'error' || l.kind === 'rejected') out[`${l.kind}: ${(l.message ?? '').slice(0, 120)}`] = (out[`${l.kind}: ${(l.message ?? '').slice(0, 120)}`] ?? 0) + 1;
+    for (const l of this.lines) {
+      if (l.kind !== 'error' && l.kind !== 'rejected') continue;
+      const key = `${l.kind}: ${(l.message ?? '').slice(0, 120)}`;
+      out[key] = (out[key] ?? 0) + 1;
+    }
     return out;
   }
 }
