@@ -1,10 +1,24 @@
 /**
  * Errors of `@zk/locks`. ZooKeeper errors from the client pass through unchanged (typed, with
  * code and path); these cover the lock's own outcomes and misuse.
+ *
+ * `instanceof` works across copies of this package in one process: each class is branded under
+ * `Symbol.for('@zk/locks:error')` (see internal/brand.ts), so `err instanceof LockTimeoutError`
+ * holds for a timeout of any copy, and an unrelated error of the same name is not taken for one.
  */
+import { brandClass } from './internal/brand.js';
+
+const ERROR_BRAND = Symbol.for('@zk/locks:error');
+
+function brandError(cls: abstract new (...args: never[]) => Error, name: string): void {
+  brandClass(ERROR_BRAND, cls, name);
+}
 
 /** Base class of the lock errors. */
 export class LockError extends Error {
+  static {
+    brandError(this, 'LockError');
+  }
   override name = 'LockError';
   /** The lock path. */
   readonly path: string;
@@ -16,6 +30,9 @@ export class LockError extends Error {
 
 /** The lock was not acquired within the timeout (`timeout: 0`: it was held by someone else). Our queue node was removed. */
 export class LockTimeoutError extends LockError {
+  static {
+    brandError(this, 'LockTimeoutError');
+  }
   override name = 'LockTimeoutError';
   /** The timeout that passed, ms. */
   readonly timeout: number;
@@ -27,6 +44,9 @@ export class LockTimeoutError extends LockError {
 
 /** The acquire was aborted through its signal (`cause`: the signal's reason). Our queue node was removed. */
 export class LockAbortedError extends LockError {
+  static {
+    brandError(this, 'LockAbortedError');
+  }
   override name = 'LockAbortedError';
   constructor(path: string, reason: unknown) {
     super(path, `acquiring lock ${path} was aborted`, { cause: reason });
@@ -35,6 +55,9 @@ export class LockAbortedError extends LockError {
 
 /** Taking the write lock while holding only the read lock: refused, because it could never succeed. */
 export class LockUpgradeError extends LockError {
+  static {
+    brandError(this, 'LockUpgradeError');
+  }
   override name = 'LockUpgradeError';
   constructor(path: string) {
     super(path, `cannot take the write lock of ${path} while holding its read lock (it would wait for itself); release the read lock first`);
@@ -43,11 +66,17 @@ export class LockUpgradeError extends LockError {
 
 /** Releasing a lease of another owner, or acting on a lock this owner does not hold. */
 export class NotHeldError extends LockError {
+  static {
+    brandError(this, 'NotHeldError');
+  }
   override name = 'NotHeldError';
 }
 
 /** The lease is no longer valid (session lost or expired, or the lock node deleted); `cause` says why. */
 export class LeaseLostError extends LockError {
+  static {
+    brandError(this, 'LeaseLostError');
+  }
   override name = 'LeaseLostError';
 }
 
@@ -56,6 +85,9 @@ export class LeaseLostError extends LockError {
  * while it runs.
  */
 export class LockStateError extends LockError {
+  static {
+    brandError(this, 'LockStateError');
+  }
   override name = 'LockStateError';
 }
 
@@ -64,6 +96,9 @@ export class LockStateError extends LockError {
  * `node` to give the lock up (a request, not a loss: the lock is held until released).
  */
 export class RevocationRequestedError extends LockError {
+  static {
+    brandError(this, 'RevocationRequestedError');
+  }
   override name = 'RevocationRequestedError';
   /** The lock node the request was written to. */
   readonly node: string;
@@ -75,5 +110,8 @@ export class RevocationRequestedError extends LockError {
 
 /** A shared count node that does not hold a count (fewer than the 4 bytes of Curator's `SharedCount`). */
 export class SharedCountError extends LockError {
+  static {
+    brandError(this, 'SharedCountError');
+  }
   override name = 'SharedCountError';
 }

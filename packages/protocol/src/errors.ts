@@ -7,7 +7,21 @@
  * have their own classes: {@link DecodeError} (bytes that break the protocol),
  * {@link InvalidArgumentError} (bad input, raised before any byte is sent) and
  * {@link PacketTooLargeError}.
+ *
+ * `instanceof` works across copies of this package in one process (two installed versions, or
+ * the bundled entry next to tsc's modules): each class is branded under
+ * `Symbol.for('@zk/protocol:error')` (see util/brand.ts), so `err instanceof NoNodeError` holds
+ * for a NoNode error of any copy, and an unrelated error of the same name is not taken for one.
  */
+import { brandClass } from './util/brand.js';
+
+/** The key every copy and version of this package brands its error classes under. */
+const ERROR_BRAND = Symbol.for('@zk/protocol:error');
+
+/** Brands an error class of this package as `name`, for `instanceof` across copies (see util/brand.ts). */
+export function brandError(cls: abstract new (...args: never[]) => Error, name: string): void {
+  brandClass(ERROR_BRAND, cls, name);
+}
 
 /**
  * ZooKeeper error codes, as `KeeperException.Code` in the Java client defines them.
@@ -81,7 +95,9 @@ export interface ErrorContext {
 
 /**
  * An error with a ZooKeeper error code, raised by the server or, for connection loss and
- * session expiry, by the client on the server's behalf.
+ * session expiry, by the client on the server's behalf. `instanceof` recognises the errors of
+ * every copy of `@zk/protocol` in the process (see the module comment); a subclass of your own
+ * is matched as usual, by its prototype chain.
  *
  * @example
  * ```ts
@@ -92,6 +108,9 @@ export interface ErrorContext {
  * ```
  */
 export class ZooKeeperError extends Error {
+  static {
+    brandError(this, 'ZooKeeperError');
+  }
   override name = 'ZooKeeperError';
   /** The numeric code (`ErrorCode.NONODE` is -101). */
   readonly code: number;
@@ -143,6 +162,9 @@ type ZkErrorClass = new (message?: string, context?: ErrorContext) => ZooKeeperE
 
 function codeClass(code: ErrorCodeValue, name: string): ZkErrorClass {
   const cls = class extends ZooKeeperError {
+    static {
+      brandError(this, name);
+    }
     override name = name;
     constructor(message?: string, context?: ErrorContext) {
       super(code, message, context);
@@ -298,6 +320,9 @@ export function fromCode(code: number, context: ErrorContext = {}, message?: str
  * whose `cause` is this error.
  */
 export class DecodeError extends Error {
+  static {
+    brandError(this, 'DecodeError');
+  }
   override name = 'DecodeError';
   /** Byte offset in the buffer being decoded where the problem was found, when known. */
   readonly offset: number | undefined;
@@ -312,6 +337,9 @@ export class DecodeError extends Error {
  * version below -1, an empty ACL list, a negative timeout, a flag where it does not apply.
  */
 export class InvalidArgumentError extends TypeError {
+  static {
+    brandError(this, 'InvalidArgumentError');
+  }
   override name = 'InvalidArgumentError';
   /** The argument that was refused (`'path'`, `'version'`, `'acl'`, ...). */
   readonly argument: string;
@@ -327,6 +355,9 @@ export class InvalidArgumentError extends TypeError {
  * (the frame's bytes are skipped and the connection stays up).
  */
 export class PacketTooLargeError extends Error {
+  static {
+    brandError(this, 'PacketTooLargeError');
+  }
   override name = 'PacketTooLargeError';
   /** The frame's length in bytes. */
   readonly size: number;
@@ -341,6 +372,9 @@ export class PacketTooLargeError extends Error {
 
 /** The client was closed; the call was refused or, if in flight, abandoned. */
 export class ClientClosedError extends Error {
+  static {
+    brandError(this, 'ClientClosedError');
+  }
   override name = 'ClientClosedError';
   constructor(message = 'the client is closed') {
     super(message);

@@ -2,7 +2,7 @@
  * Transactions (`multi`) and batched reads (`multiRead`).
  */
 import { OpCode } from '../constants.js';
-import { ErrorCode, fromCode, InvalidArgumentError, ZooKeeperError, type ErrorContext } from '../errors.js';
+import { brandError, ErrorCode, fromCode, InvalidArgumentError, ZooKeeperError, type ErrorContext } from '../errors.js';
 import type { Stat } from '../jute/data.js';
 import { readMultiResponse, writeMultiRequest, type MultiOpInput, type MultiResult as WireResult } from '../jute/multi.js';
 import type { CallOptions, CreateOptions, Data, ZooKeeper } from './zookeeper.js';
@@ -33,6 +33,9 @@ export interface OpOutcome {
  * operation; `results` lists every operation's outcome.
  */
 export class TransactionError extends ZooKeeperError {
+  static {
+    brandError(this, 'TransactionError');
+  }
   override name = 'TransactionError';
   /** Every operation's outcome, in order. */
   readonly results: readonly OpOutcome[];

@@ -1,0 +1,36 @@
+/**
+ * Class brands that survive module duplication. One process can hold two copies of this package
+ * (npm installs a second one whenever the app and `@zk/locks` ask for different version ranges;
+ * a bundled entry next to tsc's modules is another), and `instanceof` against a class of one copy
+ * is false for an instance of the other's. A branded class recognises instances by a
+ * `Symbol.for` key instead, which every copy shares.
+ */
+
+/** A class, abstract or not, whatever its constructor takes. */
+type Class = abstract new (...args: never[]) => object;
+
+const ordinaryHasInstance = Function.prototype[Symbol.hasInstance];
+
+/**
+ * Brands `cls` as `name` under `key`, and makes `value instanceof cls` true for every object
+ * branded `name` by any copy: its prototype chain carries, under `key`, the names of the branded
+ * classes it descends from (`['ZooKeeperError', 'NoNodeError']`), so `instanceof` on a base
+ * class is true for its subclasses too. Cost: one property read and a search of a list of one to
+ * three names. A subclass declared elsewhere (a user's own) is not branded and keeps the plain
+ * prototype-chain test. Names are a contract between versions: once shipped, a name is kept.
+ */
+export function brandClass(key: symbol, cls: Class, name: string): void {
+  const proto = cls.prototype as Record<symbol, unknown>;
+  const inherited = proto[key];
+  const names: readonly string[] = Object.freeze([...(Array.isArray(inherited) ? (inherited as string[]) : []), name]);
+  Object.defineProperty(proto, key, { value: names });
+  Object.defineProperty(cls, Symbol.hasInstance, {
+    value(this: unknown, value: unknown): boolean {
+      // Inherited by an unbranded subclass: that class is not shared between copies.
+      if (this !== cls) return ordinaryHasInstance.call(this, value);
+      if (typeof value !== 'object' || value === null) return false;
+      const brand = (value as Record<symbol, unknown>)[key];
+      return Array.isArray(brand) && brand.includes(name);
+    },
+  });
+}
