@@ -36,6 +36,14 @@ export interface AcquireOptions {
 
 const owners = new AsyncLocalStorage<unknown>();
 
+/**
+ * @internal Marks the locks of every copy of this package (two installed versions, or a bundle
+ * next to tsc's modules), so that a {@link MultiLock} given a lock of another copy can say so
+ * rather than call it "not a lock". Such a lock is refused: its reentrancy context (the owner of
+ * an enclosing `run`) is its own copy's, so re-acquiring it inside `run` would wait for itself.
+ */
+export const LOCK_BRAND = Symbol.for('@zk/locks:lock');
+
 /** @internal The owner in effect for an acquire. */
 export function ownerOf(options: AcquireOptions): unknown {
   return options.owner ?? owners.getStore();
@@ -67,6 +75,9 @@ function defaultData(): Buffer {
 
 /** Base of the locks: reentrancy and the acquire variants over one `acquireNode`. */
 export abstract class LockBase {
+  static {
+    Object.defineProperty(this.prototype, LOCK_BRAND, { value: true });
+  }
   /** The client the lock uses. */
   readonly zk: ZooKeeper;
   /** The lock path. */

@@ -5,7 +5,7 @@
 import { InvalidArgumentError, type Transaction } from '@zk/protocol';
 import { LockError, LockTimeoutError, NotHeldError } from './errors.js';
 import type { Lease } from './lease.js';
-import { checkAcquireOptions, LockBase, ownerOf, runAsOwner, type AcquireOptions } from './lock.js';
+import { checkAcquireOptions, LOCK_BRAND, LockBase, ownerOf, runAsOwner, type AcquireOptions } from './lock.js';
 
 /** The global order: by path, compared by UTF-16 code units (JavaScript's `<`, Java's `String.compareTo`). */
 function byPath(a: LockBase, b: LockBase): number {
@@ -49,7 +49,12 @@ export class MultiLock {
     if (list.length === 0) throw new InvalidArgumentError('locks', 'a MultiLock needs at least one lock');
     const seen = new Map<string, number>();
     list.forEach((lock, i) => {
-      if (!(lock instanceof LockBase)) throw new InvalidArgumentError('locks', `element ${i} is not a lock (a Mutex, ExclusiveLock, ReadLock, WriteLock, ...)`);
+      if (!(lock instanceof LockBase)) {
+        if (typeof lock === 'object' && lock !== null && LOCK_BRAND in lock) {
+          throw new InvalidArgumentError('locks', `element ${i} is a lock of another copy of @zk/locks (see \`npm ls @zk/locks\`): a MultiLock takes locks of its own copy only`);
+        }
+        throw new InvalidArgumentError('locks', `element ${i} is not a lock (a Mutex, ExclusiveLock, ReadLock, WriteLock, ...)`);
+      }
       const first = seen.get(lock.path);
       if (first !== undefined) {
         throw new InvalidArgumentError('locks', `elements ${first} and ${i} are both on ${lock.path}: a MultiLock takes each path once (it would wait for itself)`);

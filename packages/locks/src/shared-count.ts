@@ -3,6 +3,7 @@
  */
 import { BadVersionError, ConnectionLossError, CreateMode, InvalidArgumentError, NodeExistsError, NoNodeError, parentPath, validatePath, type CallOptions, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
 import { LockStateError, SharedCountError } from './errors.js';
+import { checkClient } from './internal/client.js';
 import { connected } from './internal/attempt.js';
 import { ensureContainers } from './internal/engine.js';
 
@@ -107,6 +108,7 @@ export class SharedCount implements SharedCountReader, AsyncDisposable {
    */
   async start(options: CallOptions = {}): Promise<void> {
     if (this.#state !== 'latent') throw new LockStateError(this.path, `SharedCount ${this.path} was already ${this.#state === 'closed' ? 'closed' : 'started'}`);
+    checkClient(this.zk);
     this.#state = 'starting';
     try {
       await this.#create(options);

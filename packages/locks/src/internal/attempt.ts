@@ -19,6 +19,7 @@
  */
 import { ConnectionLossError, NoNodeError, SessionExpiredError, setLongTimeout, ZooKeeperError, type LongTimeout, type ZooKeeper } from '@zk/protocol';
 import { LeaseLostError, LockAbortedError, LockTimeoutError } from '../errors.js';
+import { checkClient } from './client.js';
 import { attemptIdOf } from './names.js';
 
 /** The bounds of one acquire attempt. Call {@link Attempt.end} on every exit. */
@@ -35,6 +36,7 @@ export class Attempt {
 
   /** `timeout` in ms (0: one try, no waiting; undefined: no deadline). */
   constructor(zk: ZooKeeper, path: string, timeout: number | undefined, signal: AbortSignal | undefined) {
+    checkClient(zk); // every acquire starts here, before any request
     this.#zk = zk;
     this.#path = path;
     this.#timeout = timeout;
