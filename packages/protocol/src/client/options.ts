@@ -8,6 +8,7 @@ import { parseConnectString, type HostAddress } from '../session/hosts.js';
 import { validateTimeout } from '../util/abort.js';
 import { authBytes } from './data.js';
 import type { SaslOptions } from '../session/sasl.js';
+import type { LookupFunction } from '../connection/resolve.js';
 
 /** Options of {@link ZooKeeper.connect}. */
 export interface ClientOptions {
@@ -54,8 +55,32 @@ export interface ClientOptions {
    * start, without the probe (3.6+ servers only). `false`: never.
    */
   coalesceReads?: boolean | 'auto';
-  /** TLS options (CA, cert, key, servername, ...) to connect to a secure client port. */
+  /**
+   * TLS options (CA, cert, key, servername, ...) to connect to a secure client port. The
+   * certificate is checked against the host name of the connect string (sent as SNI), also when
+   * the client dials an address that name resolved to; `servername` overrides it.
+   */
   tls?: TlsConnectionOptions;
+  /**
+   * How host names of the connect string become addresses (default: `dns.lookup`, asked for all
+   * addresses). A name counts as every address it resolves to, IPv4 and IPv6 (a Kubernetes
+   * headless service, round-robin DNS): each round of connection attempts resolves every name
+   * again, then dials each of its addresses in random order until a server takes the session,
+   * so a server replaced under the same name is found at its new address. A name that fails to
+   * resolve is skipped for that round; its error (e.g. `ENOTFOUND`) is kept for the final
+   * ConnectionLoss. Each lookup is bounded by `connectTimeout` (and `signal` while connecting).
+   * IP addresses are never looked up. The signature is `dns.lookup`'s, as net.connect's `lookup`
+   * option takes; it is called with `{ all: true }`.
+   *
+   * @example
+   * ```ts
+   * // Names from a service registry, or a test's fixed answer.
+   * const lookup: LookupFunction = (name, _options, callback) =>
+   *   callback(null, [{ address: '10.0.0.7', family: 4 }, { address: '10.0.0.8', family: 4 }]);
+   * await ZooKeeper.connect('zk.internal:2181', { lookup });
+   * ```
+   */
+  lookup?: LookupFunction;
   /** Credentials added right after connecting, e.g. `[{ scheme: 'digest', auth: 'user:pass' }]`. */
   auth?: ReadonlyArray<{ scheme: string; auth: string | Uint8Array }>;
   /**
@@ -111,6 +136,7 @@ export interface ResolvedOptions {
   canBeReadOnly: boolean;
   coalesceReads: boolean | 'auto';
   tls: TlsConnectionOptions | undefined;
+  lookup: LookupFunction | undefined;
   auth: ReadonlyArray<{ scheme: string; auth: Buffer }>;
   whileDisconnected: 'fail' | 'wait';
   createChroot: boolean;
@@ -148,6 +174,9 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
   if (options.serverTickTime !== undefined && !(Number.isInteger(options.serverTickTime) && options.serverTickTime > 0)) {
     throw new InvalidArgumentError('serverTickTime', `must be a positive integer (ms), got ${String(options.serverTickTime)}`);
   }
+  if (options.lookup !== undefined && typeof options.lookup !== 'function') {
+    throw new InvalidArgumentError('lookup', `must be a function with the signature of dns.lookup, got ${typeof options.lookup}`);
+  }
   if (options.sasl && (options.sasl.mechanism !== 'DIGEST-MD5' || typeof options.sasl.username !== 'string' || typeof options.sasl.password !== 'string')) {
     throw new InvalidArgumentError('sasl', "must be { mechanism: 'DIGEST-MD5', username: string, password: string }");
   }
@@ -165,6 +194,7 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
     canBeReadOnly: options.canBeReadOnly ?? false,
     coalesceReads: options.coalesceReads ?? 'auto',
     tls: options.tls,
+    lookup: options.lookup,
     auth,
     whileDisconnected: options.whileDisconnected ?? 'fail',
     createChroot: options.createChroot ?? false,

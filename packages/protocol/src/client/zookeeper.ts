@@ -189,10 +189,14 @@ export class ZooKeeper implements AsyncDisposable {
     return this.#session.awaitQuorumDeadline(deadline, options.signal);
   }
 
-  /** The server this client is connected to, or undefined while disconnected. */
-  get server(): { host: string; port: number } | undefined {
+  /**
+   * The server this client is connected to, or undefined while disconnected: its host as the
+   * server list names it, and the IP address dialed (what the name resolved to; see the `lookup`
+   * option).
+   */
+  get server(): { host: string; port: number; address: string } | undefined {
     const h = this.#session.host;
-    return h ? { host: h.host, port: h.port } : undefined;
+    return h ? { host: h.host, port: h.port, address: h.address } : undefined;
   }
   /** The current state. */
   get state(): SessionState {

@@ -23,8 +23,11 @@ export type { Reply } from './pending.js';
 /** How to open a connection. */
 export interface ConnectionOptions {
   host: string;
+  /** The server's host as given (a name, or an IP address). */
   port: number;
   tls?: TlsConnectionOptions | undefined;
+  /** The address to dial, resolved from `host` (default `host`); TLS still verifies `host`. */
+  address?: string | undefined;
   /** Requested session timeout, ms. */
   sessionTimeout: number;
   /** Session to resume (0n or undefined for a new one). */
@@ -114,8 +117,8 @@ export class Connection {
    */
   static async open(opts: ConnectionOptions, events: ConnectionEvents): Promise<Connection> {
     const deadline = performance.now() + opts.connectTimeout;
-    const where = `${opts.host}:${opts.port}`;
-    const transport = await (opts.dial ?? dial)({ host: opts.host, port: opts.port, tls: opts.tls, connectTimeout: opts.connectTimeout, signal: opts.signal });
+    const where = opts.address === undefined || opts.address === opts.host ? `${opts.host}:${opts.port}` : `${opts.host}:${opts.port} (${opts.address})`;
+    const transport = await (opts.dial ?? dial)({ host: opts.host, address: opts.address, port: opts.port, tls: opts.tls, connectTimeout: opts.connectTimeout, signal: opts.signal });
     try {
       const timeLeft = Math.max(1, deadline - performance.now());
       const reply = await exchangeHandshake(transport, encodeConnectRequest(opts), timeLeft, opts.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE, opts.signal);

@@ -2,7 +2,7 @@
  * Dialing a server: TCP, or TLS to a secure client port. The only module of the package that
  * imports node:net and node:tls; everything above it sees the narrow {@link Transport}.
  */
-import { connect as netConnect, type Socket } from 'node:net';
+import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import { ConnectionLossError } from '../errors.js';
 import { setLongTimeout } from '../util/timer.js';
@@ -32,8 +32,14 @@ export interface Transport {
 
 /** Where and how to dial. */
 export interface DialOptions {
+  /** The host as the connect string names it: dialed unless `address` is given, and the name TLS verifies. */
   host: string;
   port: number;
+  /**
+   * The address to dial, resolved from `host` (see resolve.ts); default `host`. The TLS
+   * certificate is still checked against `host`: a server is who its name says, not its address.
+   */
+  address?: string | undefined;
   /** TLS options; TCP when undefined. `servername` defaults to the host unless it is an IP. */
   tls?: TlsConnectionOptions | undefined;
   /** Deadline for the TCP (and TLS) handshake, in ms. */
@@ -46,18 +52,23 @@ export function dial(options: DialOptions): Promise<Transport> {
   return new Promise<Transport>((resolve, reject) => {
     options.signal?.throwIfAborted();
     const { host, port } = options;
+    const target = options.address ?? host;
+    // node:tls sends `servername` as SNI and checks the certificate against it (before `host`),
+    // so dialing a resolved address keeps hostname verification on the name.
     const socket: Socket = options.tls
-      ? tlsConnect({ host, port, ...(isIp(host) ? {} : { servername: host }), ...options.tls })
-      : netConnect({ host, port });
+      ? tlsConnect({ host: target, port, ...(isIpAddress(host) ? {} : { servername: host }), ...options.tls })
+      : netConnect({ host: target, port });
     const readyEvent = options.tls ? 'secureConnect' : 'connect';
     const fail = (err: unknown) => {
       cleanup();
       socket.destroy();
       if (options.signal?.aborted && err === options.signal.reason) return reject(err);
       if (err instanceof ConnectionLossError) return reject(err);
-      // Node's own message usually names the address already ("connect ECONNREFUSED 127.0.0.1:1").
+      // Node's own message usually names the address already ("connect ECONNREFUSED 127.0.0.1:1");
+      // a name dialed at a resolved address is named too.
       const message = (err as Error)?.message ?? String(err);
-      reject(new ConnectionLossError(message.includes(`${host}:${port}`) ? message : `connect to ${host}:${port} failed: ${message}`, { op: 'connect', cause: err }));
+      const named = target === host && message.includes(`${host}:${port}`);
+      reject(new ConnectionLossError(named ? message : `connect to ${host}:${port} failed: ${message}`, { op: 'connect', cause: err }));
     };
     const onTimeout = () => fail(new Error(`timed out after ${options.connectTimeout} ms`));
     const onAbort = () => fail(options.signal?.reason);
@@ -165,8 +176,9 @@ class SocketTransport implements Transport {
   }
 }
 
-function isIp(host: string): boolean {
-  return /^[\d.]+$/.test(host) || host.includes(':');
+/** @internal Whether `host` is an IPv4 or IPv6 address rather than a name. */
+export function isIpAddress(host: string): boolean {
+  return isIP(host) !== 0;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../errors.js';
-import { parseConnectString, shuffleHosts } from './hosts.js';
+import { dialOrder, endpointLabel, parseConnectString, shuffleHosts } from './hosts.js';
 
 describe('hosts - parseConnectString', () => {
   it('parses hosts, default port and chroot', () => {
@@ -45,5 +45,35 @@ describe('hosts - shuffleHosts', () => {
     const seen = new Set<string>();
     for (let i = 0; i < 500; i++) seen.add(shuffleHosts(['a', 'b', 'c']).join(''));
     expect(seen.size).toBe(6);
+  });
+});
+
+describe('hosts - dialOrder', () => {
+  const zk = { host: 'zk.local', port: 2181 };
+  const addresses = ['10.0.0.1', '10.0.0.2', 'fd00::3'];
+
+  it('hosts - dialOrder: every address once, shuffled by the random source, the host kept', () => {
+    const order = dialOrder(zk, addresses, undefined, () => 0);
+    expect(order.map((e) => e.address).sort()).toEqual([...addresses].sort());
+    expect(order.every((e) => e.host === 'zk.local' && e.port === 2181)).toBe(true);
+    expect(order.map((e) => e.address)).toEqual(shuffleHosts(addresses, () => 0));
+    expect(order.map((e) => e.address)).not.toEqual(dialOrder(zk, addresses, undefined, () => 0.99).map((e) => e.address));
+  });
+
+  it('hosts - dialOrder: the address of the connection that just ended goes last', () => {
+    for (const r of [0, 0.3, 0.6, 0.99]) {
+      const order = dialOrder(zk, addresses, { host: 'zk.local', port: 2181, address: '10.0.0.1' }, () => r);
+      expect(order.at(-1)?.address).toBe('10.0.0.1');
+      expect(order).toHaveLength(3);
+    }
+    // another port (another server) is not that one
+    const other = dialOrder(zk, addresses, { host: 'zk.local', port: 2182, address: '10.0.0.1' }, () => 0.99);
+    expect(other.map((e) => e.address)).toEqual(shuffleHosts(addresses, () => 0.99));
+  });
+
+  it('hosts - endpointLabel names the host, and the address when it differs', () => {
+    expect(endpointLabel({ host: 'zk.local', port: 2181, address: '10.0.0.1' })).toBe('zk.local:2181 (10.0.0.1)');
+    expect(endpointLabel({ host: '10.0.0.1', port: 2181, address: '10.0.0.1' })).toBe('10.0.0.1:2181');
+    expect(endpointLabel({ host: 'zk.local', port: 2181 })).toBe('zk.local:2181');
   });
 });

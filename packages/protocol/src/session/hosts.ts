@@ -90,3 +90,33 @@ export function shuffleHosts<T>(hosts: readonly T[], random: () => number = Math
   }
   return out;
 }
+
+/** One address to dial: a host of the list, and one address it resolved to. */
+export interface Endpoint extends HostAddress {
+  /** The IP address dialed (`host` itself when that is an IP literal). */
+  readonly address: string;
+}
+
+/**
+ * The order in which to dial the addresses a host resolved to: shuffled (so clients spread over
+ * the servers behind one name, as they do over the names of a list), except that the address of
+ * the connection that just ended (`last`, when it is this host's) goes last, so a reconnect tries
+ * the other servers first.
+ *
+ * @example
+ * ```ts
+ * dialOrder({ host: 'zk', port: 2181 }, ['10.0.0.1', '10.0.0.2'], { host: 'zk', port: 2181, address: '10.0.0.1' })
+ * // [{ host: 'zk', port: 2181, address: '10.0.0.2' }, { host: 'zk', port: 2181, address: '10.0.0.1' }]
+ * ```
+ */
+export function dialOrder(host: HostAddress, addresses: readonly string[], last?: Endpoint, random: () => number = Math.random): Endpoint[] {
+  const order = shuffleHosts(addresses, random).map((address) => ({ host: host.host, port: host.port, address }));
+  const i = last === undefined || last.port !== host.port ? -1 : order.findIndex((e) => e.address.toLowerCase() === last.address.toLowerCase());
+  if (i !== -1) order.push(...order.splice(i, 1));
+  return order;
+}
+
+/** `host:port`, and the address dialed when it is not the host itself: `zk.local:2181 (10.0.0.7)`. */
+export function endpointLabel(e: HostAddress & { address?: string | undefined }): string {
+  return e.address === undefined || e.address === e.host ? `${e.host}:${e.port}` : `${e.host}:${e.port} (${e.address})`;
+}

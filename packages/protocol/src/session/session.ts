@@ -7,6 +7,7 @@
 import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import { Connection, type Reply } from '../connection/connection.js';
 import { probeReadWrite } from '../connection/transport.js';
+import { resolveHost, type LookupFunction } from '../connection/resolve.js';
 import { OpCode, Xid } from '../constants.js';
 import type { JuteReader } from '../jute/reader.js';
 import type { JuteWriter } from '../jute/writer.js';
@@ -15,8 +16,8 @@ import { AuthFailedError, ClientClosedError, ConnectionLossError, fromCode, Sess
 import { stripChroot } from '../util/paths.js';
 import { debug, eventChannel, proofChannel, publishState } from '../diagnostics.js';
 import { Backoff } from './backoff.js';
-import type { HostAddress } from './hosts.js';
-import { shuffleHosts } from './hosts.js';
+import type { Endpoint, HostAddress } from './hosts.js';
+import { dialOrder, endpointLabel, shuffleHosts } from './hosts.js';
 import { assertTransition, isConnected, isTerminal, type SessionState } from './state.js';
 import { eventTypeOf, WatchRegistry, type WatchListener } from './watches.js';
 import { setWatchesRequests } from './rewatch.js';
@@ -43,6 +44,8 @@ export interface SessionOptions {
    */
   coalesceReads?: boolean | 'auto' | undefined;
   tls: TlsConnectionOptions | undefined;
+  /** Resolves host names at every attempt (see connection/resolve.ts); `dns.lookup` by default. */
+  lookup?: LookupFunction | undefined;
   /** A session to resume rather than start. */
   session?: { id: bigint; password: Buffer } | undefined;
   /** SASL credentials, authenticated on every new connection. */
@@ -75,7 +78,8 @@ export class Session {
   #passwd: Buffer = Buffer.alloc(16);
   #negotiatedTimeout = 0;
   #lastZxid = 0n;
-  #host: HostAddress | undefined;
+  /** The server of the live connection, or of the last one. */
+  #host: Endpoint | undefined;
   /** Hosts in the order we try them; rotates so a reconnect starts with the next server. */
   #ring: HostAddress[];
   #ringIndex = 0;
@@ -89,8 +93,8 @@ export class Session {
   #lastHeard = -Infinity;
   /** Whether a read-write server ever granted this session (Java's `seenRwServerBefore`). */
   #seenReadWrite = false;
-  /** A read-write server found while connected read-only: tried first on the next attempt. */
-  #preferred: HostAddress | undefined;
+  /** A server to try first on the next attempt, at that address: a read-write one found while connected read-only, or the same one again. */
+  #preferred: Endpoint | undefined;
   /** After {@link updateHosts} chose to move: the servers to try first, in order (Java's reconfigMode). */
   #moveOrder: HostAddress[] = [];
   #rwProbe: NodeJS.Timeout | undefined;
@@ -202,8 +206,8 @@ export class Session {
     return sentAt;
   }
 
-  /** The server the session is connected to, when connected. */
-  get host(): HostAddress | undefined {
+  /** The server the session is connected to (its host as listed, and the address dialed), when connected. */
+  get host(): Endpoint | undefined {
     return this.#connection ? this.#host : undefined;
   }
   /** Requests sent and not yet answered. */
@@ -230,7 +234,7 @@ export class Session {
     this.#preferred = undefined;
     const conn = this.#connection;
     if (plan.move && conn) {
-      debug('host list updated: leaving %s:%d to rebalance', this.#host?.host, this.#host?.port);
+      debug('host list updated: leaving %s to rebalance', this.#host && endpointLabel(this.#host));
       conn.destroy(new ConnectionLossError('moving to another server to rebalance the ensemble'));
     }
     return plan.move;
@@ -276,12 +280,39 @@ export class Session {
     this.#auth.push({ scheme, auth });
   }
 
-  /** One connection attempt to the next host in the ring. True when it took. */
+  /**
+   * One connection attempt to the next host in the ring: its name resolved now (every round
+   * resolves again, so a replaced server is found at its new address), then each of its
+   * addresses in {@link dialOrder} until one takes. A name that does not resolve fails the
+   * attempt with the resolver's error. True when a connection took.
+   */
   async #attempt(signal: AbortSignal | undefined, errors: unknown[], prove = false): Promise<boolean> {
-    const host = this.#preferred ?? this.#moveOrder.shift() ?? (this.#ring[this.#ringIndex % this.#ring.length] as HostAddress);
-    if (this.#preferred) this.#preferred = undefined;
+    const preferred = this.#preferred;
+    const host = preferred ?? this.#moveOrder.shift() ?? (this.#ring[this.#ringIndex % this.#ring.length] as HostAddress);
+    if (preferred) this.#preferred = undefined;
     else if (host === this.#ring[this.#ringIndex % this.#ring.length]) this.#ringIndex = (this.#ringIndex + 1) % this.#ring.length;
-    const where = `${host.host}:${host.port}`;
+    let endpoints: Endpoint[];
+    if (preferred) endpoints = [preferred];
+    else {
+      try {
+        const addresses = await resolveHost(host.host, host.port, { lookup: this.#options.lookup, timeoutMs: this.#options.connectTimeout, signal });
+        endpoints = dialOrder(host, addresses, this.#host);
+      } catch (err) {
+        debug('%s', (err as Error)?.message);
+        errors.push(err);
+        return false;
+      }
+    }
+    for (const endpoint of endpoints) {
+      if (signal?.aborted || this.#state === 'closed') return false;
+      if (await this.#dial(endpoint, signal, errors, prove)) return true;
+    }
+    return false;
+  }
+
+  /** Dials one address of a host, handshakes and re-arms. True when the connection took. */
+  async #dial(host: Endpoint, signal: AbortSignal | undefined, errors: unknown[], prove: boolean): Promise<boolean> {
+    const where = `${host.address}:${host.port}`;
     // coalesceReads 'auto': the connection learns whether the server has multiRead at its first
     // batch (Connection.request); a server that refused is not asked again.
     const coalesceReads = this.#options.coalesceReads === true || (this.#options.coalesceReads === 'auto' && !this.#noMultiRead.has(where) ? 'probe' : false);
@@ -295,6 +326,7 @@ export class Session {
       conn = await Connection.open(
         {
           host: host.host,
+          address: host.address,
           port: host.port,
           tls: this.#options.tls,
           sessionTimeout: this.#options.sessionTimeout,
@@ -312,14 +344,14 @@ export class Session {
           close: (reason) => this.#onConnectionClosed(conn, reason),
           noMultiRead: () => {
             // A 3.5 server: back to it at once (the session lives there), reads alone from now on.
-            debug('%s has no multiRead: reconnecting without coalesced reads', where);
+            debug('%s has no multiRead: reconnecting without coalesced reads', endpointLabel(host));
             this.#noMultiRead.add(where);
             this.#preferred = host;
           },
         },
       );
       await this.#rearm(conn, prove);
-      if (conn.closed) throw new ConnectionLossError(`connection to ${host.host}:${host.port} closed right after the handshake`);
+      if (conn.closed) throw new ConnectionLossError(`connection to ${endpointLabel(host)} closed right after the handshake`);
     } catch (err) {
       conn?.destroy();
       if (err instanceof SessionExpiredError) {
@@ -330,7 +362,7 @@ export class Session {
         this.#transition('authFailed');
         throw err;
       }
-      debug('connect to %s:%d failed: %s', host.host, host.port, (err as Error)?.message);
+      debug('connect to %s failed: %s', endpointLabel(host), (err as Error)?.message);
       errors.push(err);
       return false;
     }
@@ -398,7 +430,7 @@ export class Session {
     }
   }
 
-  #adopt(conn: Connection, host: HostAddress): void {
+  #adopt(conn: Connection, host: Endpoint): void {
     const fresh = this.#sessionId !== 0n && conn.session.sessionId !== this.#sessionId;
     this.#connection = conn;
     this.#host = host;
@@ -427,14 +459,19 @@ export class Session {
   #probeForReadWrite(conn: Connection, delay: number): void {
     this.#rwProbe = setTimeout(async () => {
       this.#rwProbe = undefined;
+      const timeoutMs = Math.min(1000, this.#options.connectTimeout);
       for (const host of this.#ring) {
         if (this.#connection !== conn || this.#state !== 'connectedReadOnly') return;
-        if (host === this.#host) continue;
-        if ((await probeReadWrite(host.host, host.port, Math.min(1000, this.#options.connectTimeout))) === 'rw' && this.#connection === conn) {
-          debug('read-write server %s:%d found; leaving the read-only one', host.host, host.port);
-          this.#preferred = host;
-          conn.destroy(new ConnectionLossError('moving to a read-write server'));
-          return;
+        const addresses = await resolveHost(host.host, host.port, { lookup: this.#options.lookup, timeoutMs }).catch(() => []);
+        for (const address of addresses) {
+          if (this.#connection !== conn || this.#state !== 'connectedReadOnly') return;
+          if (address === this.#host?.address && host.port === this.#host.port) continue;
+          if ((await probeReadWrite(address, host.port, timeoutMs)) === 'rw' && this.#connection === conn) {
+            this.#preferred = { host: host.host, port: host.port, address };
+            debug('read-write server %s found; leaving the read-only one', endpointLabel(this.#preferred));
+            conn.destroy(new ConnectionLossError('moving to a read-write server'));
+            return;
+          }
         }
       }
       if (this.#connection === conn && this.#state === 'connectedReadOnly') this.#probeForReadWrite(conn, Math.min(delay * 2, 60_000));
@@ -515,7 +552,7 @@ export class Session {
     this.#connection = undefined;
     this.#stopProbe();
     this.#proof.onConnectionChange();
-    debug('connection to %s:%d closed: %s', this.#host?.host, this.#host?.port, reason?.message);
+    debug('connection to %s closed: %s', this.#host && endpointLabel(this.#host), reason?.message);
     if (isTerminal(this.#state)) return;
     this.#transition('suspended');
     this.#startLossTimer();

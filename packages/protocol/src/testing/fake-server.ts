@@ -47,6 +47,11 @@ export interface FakeServerOptions {
    * {@link FakeConnection.probes}, not kept in `requests`. `'script'`: an ordinary request.
    */
   multiRead?: 'answer' | 'unimplemented' | 'script';
+  /**
+   * Where to listen (default 127.0.0.1, a port the OS chooses): another loopback address, or a
+   * given port, to stand for one address of a name that resolves to several.
+   */
+  listen?: { host?: string; port?: number };
 }
 
 /** The body of a multiRead of no ops: the end marker `MultiHeader { type -1, done true, err -1 }`. */
@@ -197,10 +202,11 @@ export class FakeServer {
     });
   }
 
-  /** Starts listening on 127.0.0.1 on an OS-chosen port. */
+  /** Starts listening: on 127.0.0.1 and an OS-chosen port unless `options.listen` says otherwise. */
   static async start(options: FakeServerOptions = {}): Promise<FakeServer> {
     const self = new FakeServer(options);
-    await new Promise<void>((resolve, reject) => self.#server.once('error', reject).listen(0, '127.0.0.1', resolve));
+    const { host = '127.0.0.1', port = 0 } = options.listen ?? {};
+    await new Promise<void>((resolve, reject) => self.#server.once('error', reject).listen(port, host, resolve));
     return self;
   }
 
@@ -233,6 +239,13 @@ export class FakeServer {
       this.#counters.add(check);
       check();
     });
+  }
+
+  /** The address it listens on. */
+  get host(): string {
+    const addr = this.#server.address();
+    if (addr === null || typeof addr === 'string') throw new Error('fake server is not listening');
+    return addr.address;
   }
 
   /** Destroys every connection and stops listening. */
