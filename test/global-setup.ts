@@ -6,7 +6,7 @@
  */
 import { connect } from 'node:net';
 import type { TestProject } from 'vitest/node';
-import { startZooKeeper, timing, type ZooKeeperEnsemble } from './harness/index.js';
+import { findLocalInstall, startZooKeeper, timing, type ZooKeeperEnsemble } from './harness/index.js';
 import { keepLatestRun } from './faults/summary.js';
 
 declare module 'vitest' {
@@ -32,7 +32,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const reachable = await Promise.all(ensemble.servers.map((s) => accepts(s.host, s.port, timing(5_000))));
     if (!reachable.some(Boolean)) throw new Error(`ZK_CONNECT=${ensemble.connectString}: no server accepts a connection`);
   } else {
-    process.stderr.write(`[zk] ${ensemble.source} standalone server at ${ensemble.connectString} (started in ${Math.round(ensemble.startMs)} ms)\n`);
+    const version = ensemble.source === 'local' ? ` ${findLocalInstall()?.version ?? ''}` : '';
+    process.stderr.write(`[zk] ${ensemble.source}${version} standalone server at ${ensemble.connectString} (started in ${Math.round(ensemble.startMs)} ms)\n`);
   }
   project.provide('zkConnect', ensemble.connectString);
   project.provide('zkSource', ensemble.source);

@@ -11,4 +11,5 @@ export { dockerAvailable } from './containers.js';
 export { timing, waitFor } from './timing.js';
 export { makeCertificate, makeClientCertificate, serverTlsProperties, type TestCertificate, type TestClientCertificate } from './tls.js';
 export { waitForState } from './faults.js';
-export { compileCurator, compileJava, curatorMissing, CURATOR_JAR, JARS, SLF4J_NOP_JAR, type CompiledJava } from './java.js';
+export { compileCurator, compileJava, curatorMissing, curatorVersion, CURATOR_JAR, JARS, SLF4J_NOP_JAR, type CompiledJava } from './java.js';
+export { DEFAULT_LINE, isZooKeeper34, versionManifest, zookeeperLine, type VersionManifest } from './versions.js';

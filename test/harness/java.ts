@@ -1,11 +1,13 @@
 /**
  * Java programs next to ours: Debian's Curator 5 jars and a javac helper, shared by the interop
- * suite (test/interop) and the fault suite (test/faults/java).
+ * suite (test/interop) and the fault suite (test/faults/java). The Curator is the one of the
+ * ZooKeeper line under test (versions.ts): 5.4 (installed) with 3.8, 5.7.1 (fetched) with 3.9.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { versionManifest, zookeeperLine } from './versions.js';
 
 /** Where Debian installs jars. */
 export const JARS = '/usr/share/java';
@@ -21,7 +23,14 @@ export const SLF4J_NOP_JAR = `${JARS}/slf4j-nop.jar`;
 export function curatorMissing(): string | undefined {
   if (spawnSync('javac', ['-version'], { stdio: 'ignore' }).status !== 0) return 'javac is not installed';
   if (!existsSync(CURATOR_JAR)) return `${CURATOR_JAR} is missing (apt-get install libcurator-recipes-java)`;
+  // Curator 5 speaks to ZooKeeper 3.5+ servers only (it needs create2 and containers).
+  if (!versionManifest().curator) return `no Curator for ZooKeeper ${zookeeperLine()} (Curator 5 needs a 3.5+ server)`;
   return undefined;
+}
+
+/** The Curator version programs compile against (`5.4.0`, `5.7.1`). */
+export function curatorVersion(): string {
+  return versionManifest().curator?.version ?? 'none';
 }
 
 /** Classes compiled by {@link compileJava}. */
@@ -54,7 +63,9 @@ export function compileJava(sources: string[], classpath: string[], runtime: str
   };
 }
 
-/** Compiles Curator programs: against the Curator jar, run with slf4j-nop too. */
+/** Compiles Curator programs: against the line's Curator jars, run with slf4j-nop too. */
 export function compileCurator(sources: string[]): CompiledJava {
-  return compileJava(sources, [CURATOR_JAR], [SLF4J_NOP_JAR]);
+  const curator = versionManifest().curator;
+  if (!curator) throw new Error(curatorMissing());
+  return compileJava(sources, [...curator.classpath], [SLF4J_NOP_JAR]);
 }

@@ -9,12 +9,15 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fourLetter, modeOf, probeMode, type ServerMode } from './fourletter.js';
 import { timing, waitFor } from './timing.js';
+import { DEFAULT_LINE, versionManifest, zookeeperLine } from './versions.js';
 
 /** What to run a server with. */
 export interface LocalInstall {
   readonly java: string;
   readonly classpath: string;
   readonly description: string;
+  /** The server's version (`3.8.0`), when known. */
+  readonly version?: string | undefined;
   /** JVM properties this install needs (its logging configuration). */
   readonly systemProperties?: Readonly<Record<string, string>>;
 }
@@ -29,7 +32,7 @@ let found: { key: string; install: LocalInstall | undefined } | undefined;
 
 /** Finds java and the ZooKeeper jars, or undefined (remembered per JAVA_HOME/ZOOKEEPER_HOME: `java -version` costs a JVM start). */
 export function findLocalInstall(): LocalInstall | undefined {
-  const key = `${process.env.JAVA_HOME ?? ''}\0${process.env.ZOOKEEPER_HOME ?? ''}`;
+  const key = `${process.env.JAVA_HOME ?? ''}\0${process.env.ZOOKEEPER_HOME ?? ''}\0${zookeeperLine()}`;
   if (found?.key !== key) found = { key, install: lookForInstall() };
   return found.install;
 }
@@ -50,14 +53,13 @@ function lookForInstall(): LocalInstall | undefined {
       return { java, classpath: names.map(({ dir, f }) => join(dir, f)).join(':'), description: `ZOOKEEPER_HOME=${home}`, ...(systemProperties ? { systemProperties } : {}) };
     }
   }
-  // Debian's zookeeper.jar lists most dependencies in its manifest's Class-Path, but not
-  // netty-codec and netty-resolver, which the Netty connection factory (TLS) needs; slf4j-simple
-  // gives the server a logger that writes to a file we choose.
-  const debian = '/usr/share/java/zookeeper.jar';
-  if (existsSync(debian)) {
-    const extra = ['slf4j-simple', 'netty-codec', 'netty-resolver', 'netty-transport-native-unix-common'].map((j) => `/usr/share/java/${j}.jar`).filter(existsSync);
-    return { java, classpath: [debian, ...extra].join(':'), description: 'Debian zookeeper package (/usr/share/java)' };
-  }
+  // The Debian package (3.8), or another line's jars from the cache (ZK_VERSION=3.4|3.9, fetched
+  // by scripts/zookeeper-versions.mjs on first use). Its manifest puts the jars in the order that
+  // works (the line's own jute jar first) and adds what Debian's manifests leave out.
+  if (zookeeperLine() === DEFAULT_LINE && !existsSync('/usr/share/java/zookeeper.jar')) return undefined;
+  const m = versionManifest();
+  const where = m.line === DEFAULT_LINE ? 'Debian zookeeper package (/usr/share/java)' : `Debian's ZooKeeper ${m.version} jars (cached by scripts/zookeeper-versions.mjs)`;
+  return { java, classpath: m.server.join(':'), description: where, version: m.version, ...(Object.keys(m.systemProperties).length > 0 ? { systemProperties: m.systemProperties } : {}) };
   return undefined;
 }
 

@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dockerAvailable, startContainers } from './containers.js';
+import { DEFAULT_LINE, zookeeperLine } from './versions.js';
 import { DEFAULT_INIT_LIMIT, findLocalInstall, INSTALL_HINT, LocalServer, serverSpec, type LocalInstall, type ServerPorts } from './local-install.js';
 import { probeMode, type ServerMode } from './fourletter.js';
 import { freePorts } from './ports.js';
@@ -148,7 +149,8 @@ export async function startZooKeeper(options: StartOptions = {}): Promise<ZooKee
   const started = performance.now();
   // The server links are proxies in this process in front of each server's ports, named in
   // each server's own zoo.cfg: only local servers can have them (not containers, not ZK_CONNECT).
-  if (!options.reconfig && !links && (await dockerAvailable())) return startContainers(count, started, options);
+  // Containers run the 3.8 image; another line (ZK_VERSION) runs from its cached jars.
+  if (!options.reconfig && !links && zookeeperLine() === DEFAULT_LINE && (await dockerAvailable())) return startContainers(count, started, options);
   const install = findLocalInstall();
   if (!install) throw new Error(links ? `serverLinks needs a local ZooKeeper install (the proxies sit between local server processes). ${INSTALL_HINT}` : INSTALL_HINT);
   // The ports are free when chosen, but another process may bind one before Java does; such a

@@ -73,7 +73,7 @@ export class EnsembleTracker {
       config = await this.#client.getConfig({ watch: this.#onEvent });
     } catch (err) {
       // A server without dynamic configuration (3.4) has no config node: nothing to follow.
-      if (err instanceof ZooKeeperError && err.code === ErrorCode.NONODE) return this.stop();
+      if (err instanceof ZooKeeperError && (err.code === ErrorCode.NONODE || err.code === ErrorCode.UNIMPLEMENTED)) return this.stop();
       debug('ensemble tracker: reading the config failed (%s); again once connected', (err as Error)?.message);
       if (!this.#stopped) this.#retry = true;
       return;

@@ -1,6 +1,8 @@
 /**
  * Transactions (`multi`) and batched reads (`multiRead`).
  */
+import { legacyMultiOps } from './legacy.js';
+import { SINCE_VERSION } from '../connection/generation.js';
 import { OpCode } from '../constants.js';
 import { brandError, ErrorCode, fromCode, InvalidArgumentError, ZooKeeperError, type ErrorContext } from '../errors.js';
 import type { Stat } from '../jute/data.js';
@@ -136,7 +138,13 @@ export class Transaction {
     if (this.#ops.length === 0) throw new InvalidArgumentError('transaction', 'has no operations');
     this.#committed = true;
     const ops = this.#ops;
-    const reply = await this.#zk.rawRequest(OpCode.multi, 'multi', ops[0]?.path, (w) => writeMultiRequest(w, ops.map((o) => o.wire)), readMultiResponse, options);
+    // A 3.4 server would drop the connection on a container or TTL create inside a multi. Known
+    // at once on a connection past its first round trip; waited for (one round trip at most)
+    // only by a multi with such a create made before.
+    let generation = this.#zk.serverGeneration();
+    if (generation instanceof Promise && ops.some((o) => SINCE_VERSION.has(o.wire.type))) generation = await generation.catch(() => undefined);
+    const wire = generation === 'legacy' ? legacyMultiOps(ops) : ops.map((o) => o.wire);
+    const reply = await this.#zk.rawRequest(OpCode.multi, 'multi', ops[0]?.path, (w) => writeMultiRequest(w, wire), readMultiResponse, options);
     // A failed multi still has err 0 in its reply header; the failure is inside, per op.
     if (reply.err !== 0) throw fromCode(reply.err, { op: 'multi' });
     return this.#results(ops, reply.body as WireResult[]);

@@ -24,6 +24,8 @@ import { Budget, createWithParents, deleteRecursive, ensurePath, validateParents
 import { Transaction, type MultiReadOp, type MultiReadResult, executeMultiRead } from './transaction.js';
 import type { MultiOpInput } from '../jute/multi.js';
 import type { Reply } from '../connection/connection.js';
+import { SINCE_VERSION, type ServerGeneration } from '../connection/generation.js';
+import { needsNewerServer } from './legacy.js';
 import { CONFIG_NODE, parseConfig, reconfigBody, serverListOf, type EnsembleConfig, type ReconfigChange } from './reconfig.js';
 import { EnsembleTracker } from './ensemble-tracker.js';
 import type { HostAddress } from '../session/hosts.js';
@@ -230,6 +232,20 @@ export class ZooKeeper implements AsyncDisposable {
   }
 
   async #create(path: string, data: Data, options: CreateOptions, withStat: boolean): Promise<{ path: string; stat?: Stat }> {
+    // On a 3.4 server, create2 and containers are served another way. Checked without waiting, so
+    // the request leaves in call order; in a new connection's first round trip the connection
+    // holds it until the server is known, and on a 3.4 server answers Unimplemented (below).
+    const legacyMay = withStat || options.mode === CreateMode.CONTAINER;
+    if (legacyMay && this.#session.serverGeneration() === 'legacy') return this.#createOnLegacy(path, data, options, withStat);
+    try {
+      return await this.#createNow(path, data, options, withStat);
+    } catch (err) {
+      if (legacyMay && err instanceof ZooKeeperError && err.code === ErrorCode.UNIMPLEMENTED && this.#session.serverGeneration() === 'legacy') return this.#createOnLegacy(path, data, options, withStat);
+      throw err;
+    }
+  }
+
+  async #createNow(path: string, data: Data, options: CreateOptions, withStat: boolean): Promise<{ path: string; stat?: Stat }> {
     const { request, read } = this.prepareCreate(path, data, options, withStat);
     validateParents(options.parents);
     if (options.parentAcl !== undefined) validateACL(options.parentAcl);
@@ -248,6 +264,31 @@ export class ZooKeeper implements AsyncDisposable {
       }
     }
     return { path: this.#strip(r.path), ...('stat' in r ? { stat: r.stat } : {}) };
+  }
+
+  /**
+   * A create on a 3.4 server, which has neither create2 nor containers: a container is created as
+   * a persistent node (as Curator does without container support: nothing removes it when its
+   * last child goes), and the Stat, when wanted, comes from an `exists` after the create: one
+   * more round trip.
+   */
+  async #createOnLegacy(path: string, data: Data, options: CreateOptions, withStat: boolean): Promise<{ path: string; stat?: Stat }> {
+    const mode = options.mode === CreateMode.CONTAINER ? CreateMode.PERSISTENT : options.mode;
+    const created = await this.#createNow(path, data, { ...options, mode }, false);
+    if (!withStat) return created;
+    const stat = await this.exists(created.path, { signal: options.signal });
+    // Deleted between the two requests (by another session, or this one's expiry).
+    if (stat === null) throw new NoNodeError(undefined, { op: 'create', path: created.path });
+    return { path: created.path, stat };
+  }
+
+  /**
+   * @internal The generation of the server this client is connected to: `'legacy'` for 3.4,
+   * `'modern'` for 3.5+; a promise of it while the connection's probe is out; undefined while
+   * not connected (the connection then finds out before sending anything a 3.4 server lacks).
+   */
+  serverGeneration(): ServerGeneration | Promise<ServerGeneration> | undefined {
+    return this.#session.serverGeneration();
   }
 
   /**
@@ -550,6 +591,7 @@ export class ZooKeeper implements AsyncDisposable {
     const watch = options.watch !== undefined;
     const write = (w: JuteWriter) => proto.writeGetDataRequest(w, { path: CONFIG_NODE, watch });
     const reply = await this.rawRequest(OpCode.getData, 'getConfig', CONFIG_NODE, write, proto.readGetDataResponse, options);
+    if (reply.err === ErrorCode.NONODE && this.#session.serverGeneration() === 'legacy') throw needsNewerServer('getConfig', undefined, '3.5');
     if (reply.err !== 0) throw fromCode(reply.err, { op: 'getConfig', path: CONFIG_NODE });
     // Registered by the server path, which the session strips to itself and re-arms as is.
     if (options.watch) this.#session.watches.add('data', CONFIG_NODE, options.watch);
@@ -680,7 +722,7 @@ export class ZooKeeper implements AsyncDisposable {
     }
     return sent.then(
       (reply) => {
-        if (reply.err !== 0) throw this.#serverError(reply.err, opName, path);
+        if (reply.err !== 0) throw this.#serverError(reply.err, opName, path, op);
         return reply.body as T;
       },
       (err: unknown) => {
@@ -693,7 +735,9 @@ export class ZooKeeper implements AsyncDisposable {
    * The typed error of a reply. Under a chroot a NoNode names it: a create directly below the
    * chroot's root fails with NoNode only when the chroot itself is missing.
    */
-  #serverError(code: number, op: string, path: string | undefined): ZooKeeperError {
+  #serverError(code: number, op: string, path: string | undefined, opCode?: number): ZooKeeperError {
+    const since = code === ErrorCode.UNIMPLEMENTED && opCode !== undefined ? SINCE_VERSION.get(opCode) : undefined;
+    if (since !== undefined) return needsNewerServer(op, path, since, this.#session.serverGeneration() === 'legacy');
     if (code !== ErrorCode.NONODE || this.#chroot === '' || path === undefined) return fromCode(code, { op, path });
     const missingChroot = op === 'create' && parentPath(path) === '/';
     const detail = missingChroot ? `: the chroot ${this.#chroot} does not exist (create it, or connect with { createChroot: true })` : ` under the chroot ${this.#chroot}`;

@@ -6,13 +6,14 @@
  */
 import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import { DEFAULT_MAX_FRAME_SIZE, OpCode, Xid } from '../constants.js';
-import { ConnectionLossError, DecodeError, PacketTooLargeError, ZooKeeperError } from '../errors.js';
+import { ConnectionLossError, DecodeError, ErrorCode, PacketTooLargeError, ZooKeeperError } from '../errors.js';
 import { FrameDecoder } from '../framing.js';
 import { JuteReader } from '../jute/reader.js';
 import { JuteWriter } from '../jute/writer.js';
 import { readWatcherEvent, type WatcherEvent } from '../jute/proto.js';
 import { decodeConnectResponse, encodeConnectRequest, exchangeHandshake, type HandshakeResult } from './handshake.js';
 import { MAX_COALESCED_READS, ReadBatch, readReadBatch, writeReadBatch, type QueuedRead } from './coalesce.js';
+import { generationOf, SINCE_VERSION, writeGenerationProbe, type ServerGeneration } from './generation.js';
 import { Liveness } from './liveness.js';
 import { PendingQueue, type PendingRequest, type Reply } from './pending.js';
 import { dial, type DialOptions, type Transport } from './transport.js';
@@ -22,12 +23,12 @@ export type { Reply } from './pending.js';
 
 /** How to open a connection. */
 export interface ConnectionOptions {
-  host: string;
   /** The server's host as given (a name, or an IP address). */
+  host: string;
   port: number;
-  tls?: TlsConnectionOptions | undefined;
   /** The address to dial, resolved from `host` (default `host`); TLS still verifies `host`. */
   address?: string | undefined;
+  tls?: TlsConnectionOptions | undefined;
   /** Requested session timeout, ms. */
   sessionTimeout: number;
   /** Session to resume (0n or undefined for a new one). */
@@ -42,6 +43,13 @@ export interface ConnectionOptions {
    * each read goes alone. `false` or undefined: never.
    */
   coalesceReads?: boolean | 'probe' | undefined;
+  /**
+   * Learn the server's generation (3.4 or newer, see generation.ts) with one `exists` right after
+   * the handshake. Operations a 3.4 server lacks, made before the answer, are held (with every
+   * request after them, in order) until it comes; on a 3.4 server they are answered here with
+   * Unimplemented, never sent. Default false: the server is taken as 3.5+.
+   */
+  probeGeneration?: boolean | undefined;
   /** Deadline for TCP + handshake, ms. */
   connectTimeout: number;
   /** Frame size limit for both directions, bytes (default {@link DEFAULT_MAX_FRAME_SIZE}, as the server's `jute.maxbuffer`). */
@@ -64,7 +72,7 @@ export interface ConnectionEvents {
   noMultiRead?(): void;
 }
 
-/** A request made while the multiRead probe is out, sent once it is answered. */
+/** A request made while the multiRead or the generation probe is out, sent once it is answered. */
 interface HeldRequest {
   type: number;
   write: ((w: JuteWriter) => void) | undefined;
@@ -103,7 +111,15 @@ export class Connection {
    * while the requests already sent are answered; `'sent'` while the probe is out.
    */
   #probe: 'wanted' | 'draining' | 'sent' | undefined;
-  /** Requests made from the first batch on until the probe is answered, in order (see {@link request}). */
+  /** The server's generation; undefined while the generation probe is out. */
+  #generation: ServerGeneration | undefined;
+  /** Resolves with the generation once known. */
+  #generationKnown: Promise<ServerGeneration>;
+  #onGeneration: { resolve: (g: ServerGeneration) => void; reject: (err: unknown) => void } | undefined;
+  /**
+   * Requests made from the first batch on until the multiRead probe is answered, or from the
+   * first operation a 3.4 server lacks until the generation probe is, in order (see {@link request}).
+   */
   #held: HeldRequest[] | undefined;
   /** Reads of this tick waiting to leave as one batch (coalesceReads, or to trigger the probe). */
   #reads: QueuedRead[] | undefined;
@@ -141,6 +157,9 @@ export class Connection {
     this.#maxFrame = opts.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE;
     this.#coalesce = opts.coalesceReads === true;
     this.#probe = opts.coalesceReads === 'probe' ? 'wanted' : undefined;
+    this.#generation = opts.probeGeneration ? undefined : 'modern';
+    this.#generationKnown = this.#generation ? Promise.resolve(this.#generation) : new Promise((resolve, reject) => (this.#onGeneration = { resolve, reject }));
+    this.#generationKnown.catch(noop); // observed only by those who ask
     // A coalesced batch's reply may be as large as its reads' replies together. The limit is
     // asked when a frame's length arrives; a notification coming just before that reply gets
     // the same allowance, which is harmless. Asked on every connection, since coalescing may be
@@ -176,6 +195,8 @@ export class Connection {
             : new DecodeError(`connection to ${where} closed inside a frame`),
       ),
     );
+    // First on the wire after the handshake, before the session's auth and setWatches.
+    if (this.#generation === undefined) this.#send(OpCode.exists, writeGenerationProbe, undefined, (reply) => this.#generationAnswered(generationOf(reply.err)), noop);
   }
 
   /** The session granted by the handshake. */
@@ -226,6 +247,11 @@ export class Connection {
     if (held !== undefined) {
       return new Promise<Reply<T>>((resolve, reject) => held.push({ type, write, read, options, resolve: resolve as (reply: Reply<unknown>) => void, reject }));
     }
+    if (this.#generation !== 'modern' && SINCE_VERSION.has(type)) {
+      // Never sent to a 3.4 server, which would answer Unimplemented and close the connection.
+      if (this.#generation === 'legacy') return Promise.resolve({ zxid: this.#lastZxid, err: ErrorCode.UNIMPLEMENTED, body: undefined });
+      return new Promise<Reply<T>>((resolve, reject) => (this.#held = [{ type, write, read, options, resolve: resolve as (reply: Reply<unknown>) => void, reject }]));
+    }
     if (options?.coalesce && (this.#coalesce || this.#probe === 'wanted')) {
       return new Promise<Reply<T>>((resolve, reject) => {
         const q: QueuedRead = { type, write, read, resolve: resolve as (reply: Reply<unknown>) => void, reject };
@@ -259,6 +285,16 @@ export class Connection {
       this.#transport.end();
     })();
     return this.#closing;
+  }
+
+  /** The server's generation: `'legacy'` (3.4) or `'modern'` (3.5+); undefined until the probe is answered. */
+  get generation(): ServerGeneration | undefined {
+    return this.#generation;
+  }
+
+  /** Resolves with the server's generation once known; rejects with ConnectionLoss if the connection ends first. */
+  generationKnown(): Promise<ServerGeneration> {
+    return this.#generationKnown;
   }
 
   /** Whether reads marked `coalesce` are batched on this connection. */
@@ -347,8 +383,9 @@ export class Connection {
 
   // The probe leaves once nothing is outstanding: a 3.5 server answers an unknown op at once,
   // outside its request pipeline, and closes, which could lose the replies still in it.
+  // It also waits for the generation: a 3.4 server never gets it.
   #probeWhenIdle(): void {
-    if (this.#probe !== 'draining' || this.#pending.size > 0 || this.#closed) return;
+    if (this.#probe !== 'draining' || this.#pending.size > 0 || this.#closed || this.#generation === undefined) return;
     this.#probe = 'sent';
     this.#send(OpCode.multiRead, writeEmptyBatch, readEmptyBatch, (reply) => this.#probed(answeredEmpty(reply)), noop);
   }
@@ -366,6 +403,20 @@ export class Connection {
     this.#held = undefined;
     for (const h of held) this.request(h.type, h.write, h.read, h.options).then(h.resolve, h.reject);
     this.#sendReads();
+  }
+
+  // The generation probe's answer. A 3.4 server never gets the multiRead probe. Requests held
+  // for the generation leave in order (request() answers those a 3.4 server lacks itself);
+  // those held for a multiRead probe that may now leave wait for its answer.
+  #generationAnswered(generation: ServerGeneration): void {
+    this.#generation = generation;
+    this.#onGeneration?.resolve(generation);
+    this.#onGeneration = undefined;
+    if (generation === 'legacy') this.#probe = undefined;
+    if (this.#probe === 'draining') return this.#probeWhenIdle();
+    const held = this.#held;
+    this.#held = undefined;
+    for (const h of held ?? []) this.request(h.type, h.write, h.read, h.options).then(h.resolve, h.reject);
   }
 
   #ping(): void {
@@ -480,6 +531,8 @@ export class Connection {
     // on multiRead without a word must not be probed (and dropped) on every connection.
     if (this.#probe === 'sent' && reason !== undefined) this.#events.noMultiRead?.();
     this.#probe = undefined;
+    this.#onGeneration?.reject(lossError());
+    this.#onGeneration = undefined;
     const held = this.#held;
     this.#held = undefined;
     if (held !== undefined && held.length > 0) {

@@ -6,6 +6,7 @@
  */
 import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import { Connection, type Reply } from '../connection/connection.js';
+import type { ServerGeneration } from '../connection/generation.js';
 import { probeReadWrite } from '../connection/transport.js';
 import { resolveHost, type LookupFunction } from '../connection/resolve.js';
 import { OpCode, Xid } from '../constants.js';
@@ -337,6 +338,7 @@ export class Session {
           connectTimeout: this.#options.connectTimeout,
           maxFrameSize: this.#options.maxFrameSize,
           coalesceReads,
+          probeGeneration: true,
           signal,
         },
         {
@@ -487,6 +489,16 @@ export class Session {
     const conn = this.#connection;
     if (conn && isConnected(this.#state)) return conn.request(type, write, read, options);
     return Promise.reject(this.#unavailable());
+  }
+
+  /**
+   * The generation of the server this session is connected to (`'legacy'`: 3.4): known, a
+   * promise of it while its probe is out, or undefined when not connected.
+   */
+  serverGeneration(): ServerGeneration | Promise<ServerGeneration> | undefined {
+    const conn = this.#connection;
+    if (!conn || !isConnected(this.#state)) return undefined;
+    return conn.generation ?? conn.generationKnown();
   }
 
   /** Whether a request sent now may be held by the connection and fail as never sent ({@link Connection.mayHold}). */

@@ -48,6 +48,13 @@ export interface FakeServerOptions {
    */
   multiRead?: 'answer' | 'unimplemented' | 'script';
   /**
+   * How the fake answers the client's generation probe (`exists /zookeeper/config`, the first
+   * request of every connection): `'modern'` (default) with a Stat, as a 3.5+ server does;
+   * `'legacy'` with NoNode, as a 3.4 server does. Either way it is counted in
+   * {@link FakeConnection.generationProbes}, not kept in `requests`. `'script'`: an ordinary request.
+   */
+  generation?: 'modern' | 'legacy' | 'script';
+  /**
    * Where to listen (default 127.0.0.1, a port the OS chooses): another loopback address, or a
    * given port, to stand for one address of a name that resolves to several.
    */
@@ -56,6 +63,10 @@ export interface FakeServerOptions {
 
 /** The body of a multiRead of no ops: the end marker `MultiHeader { type -1, done true, err -1 }`. */
 const EMPTY_MULTI = bytes().int(-1).bool(true).int(-1).build();
+/** The generation probe's body: ExistsRequest `{ /zookeeper/config, false }`. */
+const GENERATION_PROBE = bytes().str('/zookeeper/config').bool(false).build();
+/** A Stat of zeros (68 bytes). */
+const ZERO_STAT = Buffer.alloc(68);
 
 /** The session id the default handshake grants to a client that presents none. */
 export const FAKE_SESSION_ID = 0x5eedn;
@@ -79,6 +90,8 @@ export class FakeConnection {
   readonly requests: FakeRequest[] = [];
   /** MultiRead probes received, and how many had come before them in `requests` (each entry: `requests.length` then). */
   readonly probes: number[] = [];
+  /** Generation probes received (see {@link FakeServerOptions.generation}). */
+  generationProbes = 0;
   /**
    * Frames that came in the same chunk as the handshake, behind it: what a client wrote without
    * waiting for the handshake's answer.
@@ -166,6 +179,13 @@ export class FakeConnection {
     } else {
       if (this.#chunk === this.#handshakeChunk) this.withHandshake++;
       const req: FakeRequest = { xid: f.readInt32BE(0), type: f.readInt32BE(4), body: f.subarray(8) };
+      const generation = options.generation ?? 'modern';
+      if (req.type === 3 && generation !== 'script' && req.body.equals(GENERATION_PROBE)) {
+        this.generationProbes++;
+        this.reply(generation === 'modern' ? { xid: req.xid, zxid: 0n, err: 0, body: ZERO_STAT } : { xid: req.xid, zxid: 0n, err: -101 });
+        this.#changed();
+        return;
+      }
       const probe = options.multiRead ?? 'answer';
       if (req.type === 22 && probe !== 'script' && req.body.equals(EMPTY_MULTI)) {
         this.probes.push(this.requests.length);

@@ -1,0 +1,53 @@
+/**
+ * Which server generation a connection talks to: a 3.4 server (`'legacy'`) or 3.5 and newer
+ * (`'modern'`), learnt with one request at the start of every connection.
+ *
+ * Why it matters: a 3.4 server answers an operation it does not know (create2, containers,
+ * addWatch, whoAmI, ...) with Unimplemented and then closes the connection
+ * (`UnimplementedRequestProcessor` calls `sendCloseSession` after the reply), losing every request
+ * behind it. So those operations must not be sent before the server is known.
+ *
+ * How it is learnt: `exists /zookeeper/config`, sent right after the handshake. Since 3.5 every
+ * server's data tree has that node (the dynamic configuration's home, created with the tree, also
+ * in standalone mode); a 3.4 server has no such node and answers NoNode. `exists` needs no ACL
+ * and is valid on every version, read-only servers included.
+ */
+import { OpCode } from '../constants.js';
+import { ErrorCode } from '../errors.js';
+import type { JuteWriter } from '../jute/writer.js';
+
+/** A 3.4 server (`'legacy'`), or 3.5 and newer (`'modern'`). */
+export type ServerGeneration = 'legacy' | 'modern';
+
+/** The node every 3.5+ server has. */
+export const CONFIG_NODE = '/zookeeper/config';
+
+/**
+ * The operations a 3.4 server does not have, with the first version that does (from the
+ * ZooKeeper release notes: create2, containers, TTL, reconfig and watch removal came with 3.5;
+ * multiRead, getEphemerals, getAllChildrenNumber, addWatch and setWatches2 with 3.6; whoAmI with 3.7).
+ */
+export const SINCE_VERSION: ReadonlyMap<number, string> = new Map([
+  [OpCode.create2, '3.5'],
+  [OpCode.createContainer, '3.5'],
+  [OpCode.createTTL, '3.5.3'],
+  [OpCode.reconfig, '3.5'],
+  [OpCode.checkWatches, '3.5'],
+  [OpCode.removeWatches, '3.5'],
+  [OpCode.multiRead, '3.6'],
+  [OpCode.getEphemerals, '3.6'],
+  [OpCode.getAllChildrenNumber, '3.6'],
+  [OpCode.addWatch, '3.6'],
+  [OpCode.setWatches2, '3.6'],
+  [OpCode.whoAmI, '3.7'],
+]);
+
+/** Writes the probe's body: ExistsRequest `{ path: /zookeeper/config, watch: false }`. */
+export function writeGenerationProbe(w: JuteWriter): void {
+  w.writeUString(CONFIG_NODE).writeBool(false);
+}
+
+/** The generation a probe's reply code shows (only NoNode means 3.4; anything else is taken as newer). */
+export function generationOf(err: number): ServerGeneration {
+  return err === ErrorCode.NONODE ? 'legacy' : 'modern';
+}
