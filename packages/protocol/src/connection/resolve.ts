@@ -45,6 +45,12 @@ export interface ResolveOptions {
  * code `ENOTFOUND`) when the lookup fails, finds no address, or has not answered within
  * `timeoutMs`; with the signal's reason when it aborts. A lookup cannot be cancelled: an answer
  * that comes after that is ignored.
+ *
+ * @example
+ * ```ts
+ * await resolveHost('zk.local', 2181, { timeoutMs: 10_000 }); // ['10.0.0.7', '10.0.0.8', 'fd00::7']
+ * await resolveHost('10.0.0.7', 2181, { timeoutMs: 10_000 }); // ['10.0.0.7'], without a lookup
+ * ```
  */
 export function resolveHost(host: string, port: number, options: ResolveOptions): Promise<string[]> {
   if (isIpAddress(host)) return Promise.resolve([host]);
