@@ -189,7 +189,17 @@ function runChild(lease: Held, args: Parsed): Promise<number> {
     const child = spawn(cmd, rest, { stdio: 'inherit', env: { ...process.env, ZK_LOCK_FENCING_TOKEN: lease.fencingToken.toString(), ZK_LOCK_PATH: args.path } });
     let lost = false;
     let killTimer: LongTimeout | undefined;
-    const forward = (sig: NodeJS.Signals) => child.kill(sig);
+    // process.kill, not child.kill: on Deno (2.9) a child.kill(sig) makes 'exit' report that
+    // signal even when the command handled it and exited with a code of its own (a command that
+    // traps TERM and exits 42 was reported as killed by SIGTERM, and zk-lock exited 143).
+    const forward = (sig: NodeJS.Signals) => {
+      if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+      try {
+        process.kill(child.pid, sig);
+      } catch {
+        // It exited meanwhile; its 'exit' is on its way.
+      }
+    };
     for (const sig of FORWARDED) process.on(sig, forward);
     const onLost = () => {
       lost = true;

@@ -1,0 +1,33 @@
+/**
+ * What does not work on a runtime, and why. The driver requires each listed check to fail on
+ * the listed runtimes with an error matching `error` (so the list stays honest: a limitation
+ * that starts passing fails the run until it is removed here and from the README), and every
+ * other check to pass. The README's "Runtimes" section states the same list.
+ */
+export interface Limitation {
+  /** Runtime names (as in scripts/runtimes.mjs) it applies to. */
+  readonly runtimes: readonly string[];
+  /** The check's name, without its number. */
+  readonly check: string;
+  /** What the failure must say. */
+  readonly error: RegExp;
+  /** Why, for the README and the results file. */
+  readonly reason: string;
+}
+
+export const LIMITATIONS: readonly Limitation[] = [
+  {
+    runtimes: ['deno'],
+    check: "TLS client certificate: keytool's PKCS12 pfx (alias zk-runtime-client)",
+    error: /failed to encode PFX contents: ASN1Error/,
+    reason:
+      "Deno's node:tls refuses a PKCS12 `pfx` whose friendlyName (keytool's alias) has 10 or more characters " +
+      "('failed to encode PFX contents: ASN1Error { kind: Invalid }'; 9 or fewer, or none, work). " +
+      'Pass the certificate and key as PEM (`cert`, `key`), or re-export the file without a friendlyName (`openssl pkcs12 -export` without `-name`).',
+  },
+];
+
+/** The limitation covering `check` on `runtime`, if any. */
+export function limitationOf(runtime: string, check: string): Limitation | undefined {
+  return LIMITATIONS.find((l) => l.runtimes.includes(runtime) && l.check === check);
+}

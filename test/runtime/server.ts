@@ -1,0 +1,120 @@
+/**
+ * The server the runtime suite talks to, started once for every runtime: a standalone ZooKeeper
+ * with a plain client port, a TLS client port (a CA-verified server certificate; client
+ * certificates wanted, not required, so one port serves both TLS checks) and SASL DIGEST-MD5
+ * users from a JAAS file, plus a TCP proxy in front of the plain port. The suite asks for
+ * faults by name ({@link SuiteServer.handle}).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePorts, makeCertificate, makeClientCertificate, serverTlsProperties, startZooKeeper, TcpProxy, type ZooKeeperEnsemble } from '../harness/index.js';
+
+/** The SASL users of the JAAS file. */
+const SASL_USERS = { bob: 'bob-secret', ann: 'ann-secret' } as const;
+const CLIENT_CN = 'zk-runtime-client';
+
+/** What the suite's config says about the servers (see test/runtime/suite/main.mjs). */
+export interface ServerConfig {
+  connect: string;
+  proxy: string;
+  tls: {
+    connect: string;
+    ca: string;
+    /** A certificate the server's is not signed by. */
+    otherCa: string;
+    /** The client certificate and key: keytool's PKCS12 (base64), the same without a friendlyName, and PEM. */
+    pfx: string;
+    plainPfx: string;
+    passphrase: string;
+    cert: string;
+    key: string;
+  };
+  sasl: typeof SASL_USERS;
+}
+
+export class SuiteServer {
+  readonly config: ServerConfig;
+  readonly #ensemble: ZooKeeperEnsemble;
+  readonly #proxy: TcpProxy;
+  /** Directories to remove at close (the JAAS file's, the certificates'). */
+  readonly #dirs: string[];
+
+  private constructor(config: ServerConfig, ensemble: ZooKeeperEnsemble, proxy: TcpProxy, dirs: string[]) {
+    this.config = config;
+    this.#ensemble = ensemble;
+    this.#proxy = proxy;
+    this.#dirs = dirs;
+  }
+
+  static async start(): Promise<SuiteServer> {
+    const dir = await mkdtemp(join(tmpdir(), 'zk-runtime-server-'));
+    const [cert, other] = await Promise.all([makeCertificate(), makeCertificate('elsewhere')]);
+    const client = await makeClientCertificate(cert, CLIENT_CN);
+    // The same client key as PEM, for runtimes whose node:tls takes `cert` + `key` but not `pfx`.
+    const p12 = join(cert.dir, `${CLIENT_CN}.p12`);
+    const key = execFileSync('openssl', ['pkcs12', '-in', p12, '-nocerts', '-nodes', '-passin', `pass:${cert.password}`], { encoding: 'utf8' });
+    const certPem = join(cert.dir, `${CLIENT_CN}.pem`);
+    // And as a PKCS12 file without keytool's friendlyName attribute (its alias): see limitations.ts (Deno).
+    const plainP12 = join(cert.dir, `${CLIENT_CN}-plain.p12`);
+    const keyPem = join(cert.dir, `${CLIENT_CN}.key`);
+    await writeFile(keyPem, key);
+    execFileSync('openssl', ['pkcs12', '-export', '-in', certPem, '-inkey', keyPem, '-out', plainP12, '-passout', `pass:${cert.password}`]);
+    const jaas = join(dir, 'jaas.conf');
+    const users = Object.entries(SASL_USERS).map(([u, p]) => `  user_${u}="${p}"`).join('\n');
+    await writeFile(jaas, `Server {\n  org.apache.zookeeper.server.auth.DigestLoginModule required\n${users};\n};\n`);
+    const [securePort] = (await freePorts(1)) as [number];
+    const ensemble = await startZooKeeper({
+      servers: 1,
+      own: true,
+      config: { secureClientPort: securePort, 'authProvider.1': 'org.apache.zookeeper.server.auth.SASLAuthenticationProvider' },
+      // `want` (not in the harness's options): a client certificate is checked when sent, not required.
+      systemProperties: { ...serverTlsProperties(cert, { truststore: client.truststore }), 'zookeeper.ssl.clientAuth': 'want', 'java.security.auth.login.config': jaas },
+    });
+    const server = ensemble.servers[0]!;
+    const proxy = await TcpProxy.start({ host: server.host, port: server.port });
+    const config: ServerConfig = {
+      connect: server.connectString,
+      proxy: proxy.connectString,
+      tls: {
+        connect: `127.0.0.1:${securePort}`,
+        ca: cert.pem,
+        otherCa: other.pem,
+        pfx: client.pfx.toString('base64'),
+        passphrase: client.passphrase,
+        plainPfx: (await readFile(plainP12)).toString('base64'),
+        cert: await readFile(certPem, 'utf8'),
+        key,
+      },
+      sasl: SASL_USERS,
+    };
+    return new SuiteServer(config, ensemble, proxy, [dir, cert.dir, other.dir]);
+  }
+
+  /** Does what the suite asked (`restart`, `cut`, `pause`, `resume`). */
+  async handle(ask: string): Promise<void> {
+    switch (ask) {
+      case 'restart':
+        return this.#ensemble.servers[0]!.restart();
+      case 'cut':
+        return this.#proxy.cut();
+      case 'pause':
+        return this.#proxy.pause('both');
+      case 'resume':
+        return this.#proxy.resume('both');
+      default:
+        throw new Error(`the suite asked for ${JSON.stringify(ask)}, which the driver does not know`);
+    }
+  }
+
+  logs(): Promise<string> {
+    return this.#ensemble.logs();
+  }
+
+  async close(): Promise<void> {
+    await this.#proxy.close();
+    await this.#ensemble.close();
+    await Promise.all(this.#dirs.map((d) => rm(d, { recursive: true, force: true })));
+  }
+}
