@@ -2,7 +2,7 @@
  * Reading a lock's queue from outside: who holds it and who waits, in order, with fencing
  * tokens and the data their owners attached. Works on Curator's nodes too.
  */
-import { NoNodeError, type ZooKeeper } from '@zk/protocol';
+import { NoNodeError, type Stat, type ZooKeeper } from '@zk/protocol';
 import { readDriver } from './internal/drivers.js';
 import { MUTEX_LOCK_NAME, MUTEX_LOCK_NAMES, READ_LOCK_NAME, READ_WRITE_LOCK_NAMES, sortChildren, WRITE_LOCK_NAME } from './internal/names.js';
 
@@ -33,7 +33,8 @@ export interface LockState {
 
 /**
  * Reads the state of the queue lock at `path` (a {@link Mutex} or {@link ReadWriteLock}, ours or
- * Curator's) in two round trips: the listing, then every node's data and Stat in one multiRead.
+ * Curator's) in two round trips: the listing, then every node's data and Stat, pipelined (one
+ * multiRead where the client coalesces reads; each alone on a 3.4 server, which has no multiRead).
  * Nodes that vanish in between are left out.
  */
 export async function inspectLock(zk: ZooKeeper, path: string): Promise<LockState> {
@@ -50,11 +51,11 @@ export async function inspectLock(zk: ZooKeeper, path: string): Promise<LockStat
     rw ? READ_WRITE_LOCK_NAMES : MUTEX_LOCK_NAMES,
   );
   if (sorted.length === 0) return { path, holders: [], waiters: [] };
-  const results = await zk.multiRead(sorted.map((c) => ({ type: 'getData' as const, path: `${path}/${c}` })));
+  const results = await readNodes(zk, path, sorted);
   const entries: LockEntry[] = [];
   const names: string[] = [];
   results.forEach((r, i) => {
-    if (r.type !== 'getData') return;
+    if (r === undefined) return;
     const node = sorted[i] as string;
     names.push(node);
     entries.push({
@@ -88,6 +89,11 @@ export async function inspectSemaphore(zk: ZooKeeper, path: string, maxLeases: n
   return { path, holders, waiters: [...waiting, ...queued] };
 }
 
+/** The data and Stat of each of `names` under `dir`, read together; undefined for a node gone meanwhile. */
+function readNodes(zk: ZooKeeper, dir: string, names: readonly string[]): Promise<({ data: Buffer; stat: Stat } | undefined)[]> {
+  return Promise.all(names.map((name) => zk.getData(`${dir}/${name}`).catch((err: unknown) => (err instanceof NoNodeError ? undefined : Promise.reject(err)))));
+}
+
 /** The nodes under `dir` whose names contain `name`, sorted as Curator sorts them, with data and Stat. */
 async function readEntries(zk: ZooKeeper, dir: string, name: string, kind: LockEntry['kind']): Promise<LockEntry[]> {
   let children: string[];
@@ -99,10 +105,10 @@ async function readEntries(zk: ZooKeeper, dir: string, name: string, kind: LockE
   }
   const sorted = sortChildren(children.filter((c) => c.includes(name)), [name]);
   if (sorted.length === 0) return [];
-  const results = await zk.multiRead(sorted.map((c) => ({ type: 'getData' as const, path: `${dir}/${c}` })));
+  const results = await readNodes(zk, dir, sorted);
   const entries: LockEntry[] = [];
   results.forEach((r, i) => {
-    if (r.type === 'getData') entries.push({ node: sorted[i] as string, kind, fencingToken: r.stat.czxid, data: r.data, createdAt: new Date(Number(r.stat.ctime)), sessionId: r.stat.ephemeralOwner });
+    if (r !== undefined) entries.push({ node: sorted[i] as string, kind, fencingToken: r.stat.czxid, data: r.data, createdAt: new Date(Number(r.stat.ctime)), sessionId: r.stat.ephemeralOwner });
   });
   return entries;
 }

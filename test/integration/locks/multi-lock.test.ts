@@ -55,7 +55,8 @@ async function recordOps(prefix: string, fn: () => Promise<void>): Promise<strin
   const onStart = (m: unknown) => {
     const { op, path } = m as RequestStartMessage;
     if (!path?.startsWith(prefix)) return;
-    if (op === 15) ops.push(`create ${path.slice(0, path.lastIndexOf('/'))}`);
+    // create2, or a plain create on a 3.4 server (which has no create2)
+    if (op === 15 || op === 1) ops.push(`create ${path.slice(0, path.lastIndexOf('/'))}`);
     if (op === 2) ops.push(`delete ${path.slice(0, path.lastIndexOf('/'))}`);
   };
   subscribe(ChannelName.requestStart, onStart);

@@ -18,7 +18,6 @@ const METHODS = [
   'getData',
   'getChildren',
   'setData',
-  'multiRead',
   'transaction',
   'removeWatches',
   'removeLocalWatch',

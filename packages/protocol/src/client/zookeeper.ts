@@ -238,7 +238,10 @@ export class ZooKeeper implements AsyncDisposable {
     const legacyMay = withStat || options.mode === CreateMode.CONTAINER;
     if (legacyMay && this.#session.serverGeneration() === 'legacy') return this.#createOnLegacy(path, data, options, withStat);
     try {
-      return await this.#createNow(path, data, options, withStat);
+      const created = await this.#createNow(path, data, options, withStat);
+      // A create2 the connection sent to a 3.4 server as a plain create (LEGACY_SUBSTITUTES).
+      if (withStat && created.stat === undefined) return await this.#statOf(created.path, options);
+      return created;
     } catch (err) {
       if (legacyMay && err instanceof ZooKeeperError && err.code === ErrorCode.UNIMPLEMENTED && this.#session.serverGeneration() === 'legacy') return this.#createOnLegacy(path, data, options, withStat);
       throw err;
@@ -275,11 +278,14 @@ export class ZooKeeper implements AsyncDisposable {
   async #createOnLegacy(path: string, data: Data, options: CreateOptions, withStat: boolean): Promise<{ path: string; stat?: Stat }> {
     const mode = options.mode === CreateMode.CONTAINER ? CreateMode.PERSISTENT : options.mode;
     const created = await this.#createNow(path, data, { ...options, mode }, false);
-    if (!withStat) return created;
-    const stat = await this.exists(created.path, { signal: options.signal });
+    return withStat ? this.#statOf(created.path, options) : created;
+  }
+
+  async #statOf(path: string, options: CallOptions): Promise<{ path: string; stat: Stat }> {
+    const stat = await this.exists(path, { signal: options.signal });
     // Deleted between the two requests (by another session, or this one's expiry).
-    if (stat === null) throw new NoNodeError(undefined, { op: 'create', path: created.path });
-    return { path: created.path, stat };
+    if (stat === null) throw new NoNodeError(undefined, { op: 'create', path });
+    return { path, stat };
   }
 
   /**

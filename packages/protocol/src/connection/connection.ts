@@ -13,7 +13,7 @@ import { JuteWriter } from '../jute/writer.js';
 import { readWatcherEvent, type WatcherEvent } from '../jute/proto.js';
 import { decodeConnectResponse, encodeConnectRequest, exchangeHandshake, type HandshakeResult } from './handshake.js';
 import { MAX_COALESCED_READS, ReadBatch, readReadBatch, writeReadBatch, type QueuedRead } from './coalesce.js';
-import { generationOf, SINCE_VERSION, writeGenerationProbe, type ServerGeneration } from './generation.js';
+import { generationOf, LEGACY_SUBSTITUTES, SINCE_VERSION, writeGenerationProbe, type ServerGeneration } from './generation.js';
 import { Liveness } from './liveness.js';
 import { PendingQueue, type PendingRequest, type Reply } from './pending.js';
 import { dial, type DialOptions, type Transport } from './transport.js';
@@ -249,7 +249,11 @@ export class Connection {
     }
     if (this.#generation !== 'modern' && SINCE_VERSION.has(type)) {
       // Never sent to a 3.4 server, which would answer Unimplemented and close the connection.
-      if (this.#generation === 'legacy') return Promise.resolve({ zxid: this.#lastZxid, err: ErrorCode.UNIMPLEMENTED, body: undefined });
+      if (this.#generation === 'legacy') {
+        const instead = LEGACY_SUBSTITUTES.get(type);
+        if (instead) return this.request(instead.type, write, instead.read as (r: JuteReader) => T, options);
+        return Promise.resolve({ zxid: this.#lastZxid, err: ErrorCode.UNIMPLEMENTED, body: undefined });
+      }
       return new Promise<Reply<T>>((resolve, reject) => (this.#held = [{ type, write, read, options, resolve: resolve as (reply: Reply<unknown>) => void, reject }]));
     }
     if (options?.coalesce && (this.#coalesce || this.#probe === 'wanted')) {

@@ -15,6 +15,8 @@
 import { OpCode } from '../constants.js';
 import { ErrorCode } from '../errors.js';
 import type { JuteWriter } from '../jute/writer.js';
+import type { JuteReader } from '../jute/reader.js';
+import { readCreateResponse } from '../jute/proto.js';
 
 /** A 3.4 server (`'legacy'`), or 3.5 and newer (`'modern'`). */
 export type ServerGeneration = 'legacy' | 'modern';
@@ -51,3 +53,11 @@ export function writeGenerationProbe(w: JuteWriter): void {
 export function generationOf(err: number): ServerGeneration {
   return err === ErrorCode.NONODE ? 'legacy' : 'modern';
 }
+
+/**
+ * What a 3.4 server gets instead of an operation it lacks, where the same body serves: create2
+ * (a CreateRequest) goes as a plain create, whose reply has the path and no Stat; the client then
+ * asks for the Stat. Used for a create2 made before the server was known, so it still leaves in
+ * call order (a lock's create and the listing pipelined behind it).
+ */
+export const LEGACY_SUBSTITUTES: ReadonlyMap<number, { readonly type: number; readonly read: (r: JuteReader) => unknown }> = new Map([[OpCode.create2, { type: OpCode.create, read: readCreateResponse }]]);
