@@ -1,7 +1,7 @@
 /**
  * Transactions (`multi`) and batched reads (`multiRead`).
  */
-import { legacyMultiOps } from './legacy.js';
+import { legacyMultiOps, needsNewerServer } from './legacy.js';
 import { SINCE_VERSION } from '../connection/generation.js';
 import { OpCode } from '../constants.js';
 import { brandError, ErrorCode, fromCode, InvalidArgumentError, ZooKeeperError, type ErrorContext } from '../errors.js';
@@ -210,6 +210,7 @@ export async function executeMultiRead(zk: ZooKeeper, chroot: string, ops: reado
     throw new InvalidArgumentError('ops', `unknown read ${(op as { type: string }).type}`);
   });
   const reply = await zk.rawRequest(OpCode.multiRead, 'multiRead', ops[0]?.path, (w) => writeMultiRequest(w, wireOps), readMultiResponse, options);
+  if (reply.err === ErrorCode.UNIMPLEMENTED) throw needsNewerServer('multiRead', undefined, '3.6', zk.serverGeneration() === 'legacy');
   if (reply.err !== 0) throw fromCode(reply.err, { op: 'multiRead' });
   const wire = reply.body as WireResult[];
   return ops.map((op, i): MultiReadResult => {

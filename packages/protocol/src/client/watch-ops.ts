@@ -2,6 +2,7 @@
  * Removing and checking watches (3.5+ `removeWatches` / `checkWatches`), on the client's watch
  * table and the server's.
  */
+import { needsNewerServer } from './legacy.js';
 import { WatcherType, OpCode } from '../constants.js';
 import { ErrorCode, fromCode, InvalidArgumentError, NoWatcherError } from '../errors.js';
 import type { Reply } from '../connection/connection.js';
@@ -18,6 +19,8 @@ export interface WatchContext {
   readonly watches: WatchRegistry;
   readonly chroot: string;
   send(op: number, opName: string, path: string, write: (w: JuteWriter) => void, options: { signal?: AbortSignal | undefined; timeout?: number | undefined }): Promise<Reply<unknown>>;
+  /** True when connected to a 3.4 server (for the message of an Unimplemented reply). */
+  legacy(): boolean;
 }
 
 const allKinds: readonly WatchKind[] = ['data', 'exist', 'child', 'persistent', 'persistentRecursive'];
@@ -61,6 +64,7 @@ export async function removeWatches(ctx: WatchContext, path: string, options: { 
     const p = addChroot(ctx.chroot, path);
     const type = serverWatcherType[kind];
     const reply = await ctx.send(OpCode.removeWatches, 'removeWatches', path, (w) => proto.writeRemoveWatchesRequest(w, { path: p, type }), options);
+    if (reply.err === ErrorCode.UNIMPLEMENTED) throw needsNewerServer('removeWatches', path, '3.5', ctx.legacy());
     if (reply.err !== 0 && reply.err !== ErrorCode.NOWATCHER) throw fromCode(reply.err, { op: 'removeWatches', path });
   }
   for (const k of matched) {
@@ -81,6 +85,7 @@ export async function checkWatches(ctx: WatchContext, path: string, options: { k
   const reply = await ctx.send(OpCode.checkWatches, 'checkWatches', path, (w) => proto.writeCheckWatchesRequest(w, { path: p, type }), options);
   if (reply.err === 0) return true;
   if (reply.err === ErrorCode.NOWATCHER) return false;
+  if (reply.err === ErrorCode.UNIMPLEMENTED) throw needsNewerServer('checkWatches', path, '3.5', ctx.legacy());
   throw fromCode(reply.err, { op: 'checkWatches', path });
 }
 

@@ -103,7 +103,7 @@ export class ZooKeeper implements AsyncDisposable {
     this.#options = options;
     this.#chroot = options.chroot;
     this.#session = new Session(options);
-    this.#watchContext = { watches: this.#session.watches, chroot: this.#chroot, send: (op, name, path, write, options) => this.#send(op, name, path, write, undefined, options) };
+    this.#watchContext = { watches: this.#session.watches, chroot: this.#chroot, send: (op, name, path, write, options) => this.#send(op, name, path, write, undefined, options), legacy: () => this.#session.serverGeneration() === 'legacy' };
   }
 
   /**
