@@ -10,7 +10,8 @@
 //      (never `corepack enable`, which leaves a global shim behind), or fetched by npx; after a
 //      fresh install, a second offline install once the build exists links the `zk-lock` bin
 //   2. ZooKeeper (scripts/install-zookeeper.sh, silent when installed) unless ZK_CONNECT names
-//      an existing ensemble; not for `zk stop` / `zk status`
+//      an existing ensemble; not for `zk stop` / `zk status`. With ZK_VERSION=3.4|3.9, that
+//      line's jars too (scripts/zookeeper-versions.mjs, from Debian's archive into a cache)
 //   3. build: `tsc -b` of what the action runs (itself a no-op in about 0.2 s when up to date),
 //      then the packages' bundles (scripts/bundle.mjs; a no-op when newer than tsc's output)
 //   4. the action: test | demo | zk | bench <args> | setup
@@ -141,6 +142,12 @@ function ensureZooKeeper() {
   const res = run('bash', [join(root, 'scripts', 'install-zookeeper.sh')], { stdio: ['ignore', 'ignore', 'inherit'] });
   if (process.env.ZK_CONNECT) return; // the servers come from ZK_CONNECT; the jars are only wanted by the Java suites
   if (!res.ok) fail('ZooKeeper is not installed and could not be installed (see the message above), or set ZK_CONNECT=host:port to use an existing one');
+  // ZK_VERSION=3.4|3.9: that line's jars (and Curator 5.7.1 for 3.9), fetched once into a cache
+  // (scripts/zookeeper-versions.mjs; silent when cached). 3.8 is the installed package.
+  const line = process.env.ZK_VERSION;
+  if (line && !process.env.ZOOKEEPER_HOME && !run(process.execPath, [join(root, 'scripts', 'zookeeper-versions.mjs'), 'fetch', line]).ok) {
+    fail(`ZooKeeper ${line} could not be had (see the message above); unset ZK_VERSION to use the installed 3.8`);
+  }
 }
 
 /**
