@@ -5,6 +5,7 @@
  * loop (a 3.4 server answers an unknown operation with Unimplemented and closes the connection).
  * On 3.5+ the same calls succeed. CI runs this file on every line.
  */
+import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CreateMode, digestACL, NoAuthError, UnimplementedError, ZooKeeper } from '@zk/protocol';
 import { findLocalInstall, fourLetter, isZooKeeper34, startZooKeeper, versionManifest, waitForState } from '../../harness/index.js';
@@ -39,6 +40,56 @@ describe('server versions - the line under test', () => {
     expect(srvr).toContain(`Zookeeper version: ${expected}`);
   });
 });
+
+/** A frame: its length, then `body`. */
+function frame(body: Buffer): Buffer {
+  const len = Buffer.alloc(4);
+  len.writeInt32BE(body.length);
+  return Buffer.concat([len, body]);
+}
+
+/**
+ * Opens a session by hand, sends one request of `opcode` with no body, and reports the reply's
+ * error code and whether the server then closed the connection.
+ */
+function sendUnknown(host: string, port: number, opcode: number): Promise<{ err: number | undefined; closed: boolean }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port });
+    const timer = setTimeout(() => finish(false), 3000);
+    let input = Buffer.alloc(0);
+    let frames = 0;
+    let err: number | undefined;
+    const finish = (closed: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ err, closed });
+    };
+    socket.on('error', reject);
+    socket.on('close', () => finish(true));
+    socket.on('connect', () => {
+      // ConnectRequest: protocolVersion, lastZxidSeen, timeOut, sessionId, passwd (16 zero bytes), readOnly.
+      const hello = Buffer.alloc(4 + 8 + 4 + 8 + 4 + 16 + 1);
+      hello.writeInt32BE(10_000, 12);
+      hello.writeInt32BE(16, 24);
+      socket.write(frame(hello));
+    });
+    socket.on('data', (chunk: Buffer) => {
+      input = Buffer.concat([input, chunk]);
+      while (input.length >= 4 && input.length >= 4 + input.readInt32BE(0)) {
+        const body = input.subarray(4, 4 + input.readInt32BE(0));
+        input = input.subarray(4 + body.length);
+        if (frames++ === 0) {
+          const request = Buffer.alloc(8);
+          request.writeInt32BE(1, 0); // xid
+          request.writeInt32BE(opcode, 4);
+          socket.write(frame(request));
+        } else if (body.readInt32BE(0) === 1) {
+          err = body.readInt32BE(12); // ReplyHeader: xid, zxid, err
+        }
+      }
+    });
+  });
+}
 
 describe('server versions - operations every line has', () => {
   it('create, read, write, list, delete, multi, sync, ACLs, auth and one-shot watches', async () => {
@@ -132,6 +183,14 @@ describe('server versions - operations a 3.4 server lacks', () => {
     expect(zk.server).toEqual(server);
     expect(states).toEqual([]);
     expect((await zk.getData('/n')).stat.version).toBe(0);
+  });
+
+  it.skipIf(external)('why: a server answers an operation it does not know with Unimplemented, then drops the connection', async () => {
+    const [host, port] = connectString().split('/')[0]!.split(':');
+    // whoAmI (107) is unknown to 3.4; 9999 to every line.
+    for (const opcode of legacy ? [107, 9999] : [9999]) {
+      expect(await sendUnknown(host!, Number(port), opcode)).toEqual({ err: -6, closed: true });
+    }
   });
 
   it('many reads in one tick are all answered (on 3.4 without ever probing for multiRead)', async () => {
