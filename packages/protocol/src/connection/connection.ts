@@ -308,10 +308,10 @@ export class Connection {
 
   /**
    * Whether a request made now (a read marked `coalesce` or not) may be held for the multiRead
-   * probe, and so may fail as never sent (see {@link request}).
+   * or the generation probe, and so may fail as never sent (see {@link request}).
    */
   mayHold(coalesce: boolean): boolean {
-    return this.#held !== undefined || (coalesce && this.#probe === 'wanted');
+    return this.#held !== undefined || this.#generation === undefined || (coalesce && this.#probe === 'wanted');
   }
 
   /**
