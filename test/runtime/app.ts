@@ -5,7 +5,9 @@
  * every runnable ```ts block of the READMEs in three forms:
  *
  * - `ts`: the block as written (its connect string pointed at the test server), for runtimes
- *   that run TypeScript themselves (Bun, Deno);
+ *   that run TypeScript themselves (Bun);
+ * - `ts-npm`: the same with `npm:` specifiers (`from 'npm:@zk/locks'`), as a Deno program
+ *   imports npm packages (Deno resolves them from the app's node_modules);
  * - `esnext`: tsc's JavaScript with `await using` kept, for runtimes that parse it;
  * - `es2022`: tsc's JavaScript with `await using` rewritten (TypeScript's disposal helpers), for
  *   runtimes that do not (Node 20 and 22).
@@ -24,7 +26,7 @@ const repo = fileURLToPath(new URL('../../', import.meta.url));
 const READMES = ['README.md', 'packages/protocol/README.md', 'packages/locks/README.md'].map((p) => join(repo, p));
 
 /** The forms a README block is prepared in. */
-export type BlockForm = 'ts' | 'esnext' | 'es2022';
+export type BlockForm = 'ts' | 'ts-npm' | 'esnext' | 'es2022';
 
 /** One README block, written for the suite. */
 export interface AppBlock {
@@ -78,8 +80,11 @@ export function explain(what: string, r: Ran): string {
   return `${what} ${how}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 }
 
-/** Packs, installs and prepares the app; `hosts` is the plain connect string the README blocks get. */
-export async function buildApp(hosts: string): Promise<App> {
+/**
+ * Packs, installs and prepares the app; `hosts` (awaited only for the last step, so the server
+ * can start meanwhile) is the plain connect string the README blocks get.
+ */
+export async function buildApp(hosts: Promise<string>): Promise<App> {
   const timings: Record<string, number> = {};
   const work = mkdtempSync(join(tmpdir(), 'zk-runtime-'));
   const dir = join(work, 'app');
@@ -102,8 +107,9 @@ export async function buildApp(hosts: string): Promise<App> {
   const locks = JSON.parse(readFileSync(join(dir, 'node_modules', '@zk', 'locks', 'package.json'), 'utf8')) as { bin: Record<string, string> };
   const zkLock = join(dir, 'node_modules', '@zk', 'locks', locks.bin['zk-lock']!);
 
+  const connect = await hosts;
   t = performance.now();
-  const blocks = await writeBlocks(dir, hosts);
+  const blocks = await writeBlocks(dir, connect);
   timings.compileReadme = performance.now() - t;
   return { dir, zkLock, blocks, timings };
 }
@@ -111,14 +117,18 @@ export async function buildApp(hosts: string): Promise<App> {
 /** Writes the README blocks as `ts` and compiles them to `esnext` and `es2022` (emit only: the consumer test type-checks them). */
 async function writeBlocks(dir: string, hosts: string): Promise<AppBlock[]> {
   const src = join(dir, 'readme', 'ts');
+  const npm = join(dir, 'readme', 'ts-npm');
   mkdirSync(src, { recursive: true });
+  mkdirSync(npm);
   const blocks: AppBlock[] = [];
   for (const block of READMES.flatMap((p) => readmeBlocks(p, repo)).filter((b) => b.notRunnable === undefined)) {
     const base = `/runtime-readme/${block.fileName.replace(/\.ts$/, '')}`;
     const { code } = pointAt(block.code, hosts, base);
     writeFileSync(join(src, block.fileName), code);
+    writeFileSync(join(npm, block.fileName), code.replace(/(from\s+['"])(@zk\/)/g, '$1npm:$2'));
     const js = block.fileName.replace(/\.ts$/, '.js');
-    blocks.push({ where: block.where, base, files: { ts: join('readme', 'ts', block.fileName), esnext: join('readme', 'esnext', js), es2022: join('readme', 'es2022', js) } });
+    const files = { ts: join('readme', 'ts', block.fileName), 'ts-npm': join('readme', 'ts-npm', block.fileName), esnext: join('readme', 'esnext', js), es2022: join('readme', 'es2022', js) };
+    blocks.push({ where: block.where, base, files });
   }
   const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
   for (const target of ['esnext', 'es2022'] as const) {

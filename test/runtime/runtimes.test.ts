@@ -125,8 +125,13 @@ describe.skipIf(names.length === 0)('runtimes - the runtime suite on each runtim
 
   beforeAll(async () => {
     for (const n of names) if (!ALL.includes(n)) throw new Error(`ZK_RUNTIMES names ${n}; known: ${ALL.join(', ')} (or all)`);
-    server = await SuiteServer.start();
-    app = await buildApp(server.config.connect);
+    const starting = SuiteServer.start();
+    const building = buildApp(starting.then((s) => s.config.connect));
+    const [started, built] = await Promise.allSettled([starting, building]);
+    if (started.status === 'fulfilled') server = started.value;
+    if (started.status === 'rejected') throw started.reason;
+    if (built.status === 'rejected') throw built.reason;
+    app = built.value;
     mkdirSync(RESULTS, { recursive: true });
   }, 600_000);
 
@@ -141,9 +146,10 @@ describe.skipIf(names.length === 0)('runtimes - the runtime suite on each runtim
   it.each(names)('%s passes every check but its listed limitations', async (name) => {
     const rt = resolveRuntime(name);
     const awaitUsing = await parsesAwaitUsing(rt, app);
-    // Bun and Deno run the README's TypeScript as written; Node runs tsc's JavaScript, with
-    // `await using` rewritten where it cannot parse it.
-    const form: BlockForm = rt.kind === 'node' ? (awaitUsing ? 'esnext' : 'es2022') : 'ts';
+    // Bun runs the README's TypeScript as written, Deno with `npm:` specifiers (the suite itself
+    // imports bare names through package.json); Node runs tsc's JavaScript, with `await using`
+    // rewritten where it cannot parse it.
+    const form: BlockForm = rt.kind === 'node' ? (awaitUsing ? 'esnext' : 'es2022') : rt.kind === 'bun' ? 'ts' : 'ts-npm';
     const config = {
       runtime: name,
       scale: timing(1000) / 1000,

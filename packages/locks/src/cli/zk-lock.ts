@@ -125,12 +125,17 @@ async function status(zk: ZooKeeper, args: Parsed): Promise<number> {
 
 async function run(zk: ZooKeeper, args: Parsed): Promise<number> {
   const data = JSON.stringify({ host: hostname(), pid: process.pid, command: args.argv.join(' ') });
-  // A signal while waiting for the lock abandons the attempt (its queue node is removed).
+  // A signal while waiting for the lock abandons the attempt (its queue node is removed); once
+  // the command runs, it is forwarded to it. One handler per signal stays installed for the whole
+  // run and only its action changes: on Bun (1.4), under load, removing a handler and adding
+  // another left the signal without one for a while, and a SIGTERM then killed zk-lock and
+  // orphaned the command.
   const waiting = new AbortController();
-  const stopWaiting = (sig: NodeJS.Signals) => waiting.abort(sig);
-  for (const sig of FORWARDED) process.on(sig, stopWaiting);
+  const signals: Signals = { action: (sig) => waiting.abort(sig) };
+  const relay = (sig: NodeJS.Signals) => signals.action(sig);
+  for (const sig of FORWARDED) process.on(sig, relay);
   const stopped = () => {
-    for (const sig of FORWARDED) process.off(sig, stopWaiting);
+    for (const sig of FORWARDED) process.off(sig, relay);
   };
   const failed = (err: unknown): number => {
     if (err instanceof LockTimeoutError) {
@@ -145,10 +150,7 @@ async function run(zk: ZooKeeper, args: Parsed): Promise<number> {
     const selector = new LeaderSelector(zk, args.path, { id: args.id ?? `${hostname()}:${process.pid}` });
     try {
       return await selector.run(
-        (leadership) => {
-          stopped();
-          return runChild(leadership, args);
-        },
+        (leadership) => runChild(leadership, args, signals),
         { timeout: args.timeout, signal: waiting.signal },
       );
     } catch (err) {
@@ -169,21 +171,26 @@ async function run(zk: ZooKeeper, args: Parsed): Promise<number> {
   try {
     lease = await lock.acquire({ timeout: args.timeout, signal: waiting.signal });
   } catch (err) {
-    return failed(err);
-  } finally {
     stopped();
+    return failed(err);
   }
   try {
-    return await runChild(lease, args);
+    return await runChild(lease, args, signals);
   } finally {
+    stopped();
     await lease.release();
   }
+}
+
+/** What the run's signal handlers do now (see run). */
+interface Signals {
+  action: (sig: NodeJS.Signals) => void;
 }
 
 /** What the command runs under: a lease or a leadership. */
 type Held = Pick<Lease, 'fencingToken' | 'signal'>;
 
-function runChild(lease: Held, args: Parsed): Promise<number> {
+function runChild(lease: Held, args: Parsed, signals: Signals): Promise<number> {
   return new Promise((resolve) => {
     const [cmd, ...rest] = args.argv as [string, ...string[]];
     const child = spawn(cmd, rest, { stdio: 'inherit', env: { ...process.env, ZK_LOCK_FENCING_TOKEN: lease.fencingToken.toString(), ZK_LOCK_PATH: args.path } });
@@ -192,7 +199,7 @@ function runChild(lease: Held, args: Parsed): Promise<number> {
     // process.kill, not child.kill: on Deno (2.9) a child.kill(sig) makes 'exit' report that
     // signal even when the command handled it and exited with a code of its own (a command that
     // traps TERM and exits 42 was reported as killed by SIGTERM, and zk-lock exited 143).
-    const forward = (sig: NodeJS.Signals) => {
+    signals.action = (sig) => {
       if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
       try {
         process.kill(child.pid, sig);
@@ -200,7 +207,6 @@ function runChild(lease: Held, args: Parsed): Promise<number> {
         // It exited meanwhile; its 'exit' is on its way.
       }
     };
-    for (const sig of FORWARDED) process.on(sig, forward);
     const onLost = () => {
       lost = true;
       fail(`lease on ${args.path} lost (${(lease.signal.reason as LeaseLostError)?.message ?? 'unknown'}); terminating the command`, lease.signal.reason, args.verbose);
@@ -209,7 +215,7 @@ function runChild(lease: Held, args: Parsed): Promise<number> {
     };
     lease.signal.addEventListener('abort', onLost, { once: true });
     const done = (code: number) => {
-      for (const sig of FORWARDED) process.off(sig, forward);
+      signals.action = () => {};
       lease.signal.removeEventListener('abort', onLost);
       killTimer?.clear();
       resolve(lost ? Exit.lost : code);
