@@ -58,23 +58,37 @@ function runPrefix(rt: Runtime): string[] {
   return rt.kind === 'deno' ? [rt.bin, 'run', '-A'] : [rt.bin];
 }
 
-const childEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({ ...process.env, NODE_OPTIONS: '', NODE_DEBUG: '', NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1', ...extra });
+/**
+ * The environment of everything run on a runtime. Bun's and Deno's own caches (Bun's install
+ * and transpiler caches, Deno's module cache) go into the scratch app, not the user's home.
+ */
+const childEnv = (app: App, extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
+  ...process.env,
+  NODE_OPTIONS: '',
+  NODE_DEBUG: '',
+  NO_COLOR: '1',
+  DENO_NO_UPDATE_CHECK: '1',
+  DENO_DIR: join(app.dir, '.deno-dir'),
+  BUN_INSTALL_CACHE_DIR: join(app.dir, '.bun-cache'),
+  BUN_RUNTIME_TRANSPILER_CACHE_PATH: join(app.dir, '.bun-transpiler-cache'),
+  ...extra,
+});
 
 /** Whether the runtime parses `await using` in a plain .mjs (Node 24+, Bun and Deno do). */
 async function parsesAwaitUsing(rt: Runtime, app: App): Promise<boolean> {
   const file = join(app.dir, 'probe-await-using.mjs');
   writeFileSync(file, "{ await using x = { async [Symbol.asyncDispose]() { console.log('ok'); } }; }\n");
   const [cmd, ...pre] = runPrefix(rt);
-  const ran = await run(cmd!, [...pre, file], app.dir, 30_000, childEnv());
+  const ran = await run(cmd!, [...pre, file], app.dir, 30_000, childEnv(app));
   return ran.code === 0 && ran.stdout.trim() === 'ok';
 }
 
 /** Runs the suite on `rt`, answering its asks; resolves with its records and output. */
-function runSuite(rt: Runtime, configFile: string, server: SuiteServer, cwd: string) {
+function runSuite(rt: Runtime, configFile: string, server: SuiteServer, app: App) {
   const [cmd, ...pre] = runPrefix(rt);
   const started = performance.now();
   return new Promise<{ records: CheckRecord[]; end: Record<string, unknown> | undefined; code: number | null; signal: NodeJS.Signals | null; stderr: string; ms: number }>((resolve) => {
-    const child = spawn(cmd!, [...pre, 'suite/main.mjs'], { cwd, stdio: ['pipe', 'pipe', 'pipe'], env: childEnv({ ZK_RT_CONFIG: configFile }) });
+    const child = spawn(cmd!, [...pre, 'suite/main.mjs'], { cwd: app.dir, stdio: ['pipe', 'pipe', 'pipe'], env: childEnv(app, { ZK_RT_CONFIG: configFile }) });
     const records: CheckRecord[] = [];
     let end: Record<string, unknown> | undefined;
     let stderr = '';
@@ -162,7 +176,7 @@ describe.skipIf(names.length === 0)('runtimes - the runtime suite on each runtim
     };
     const configFile = join(app.dir, `config-${name}.json`);
     writeFileSync(configFile, JSON.stringify(config, null, 2));
-    const result = await runSuite(rt, configFile, server, app.dir);
+    const result = await runSuite(rt, configFile, server, app);
 
     const checks = result.records.map((r) => {
       const limitation = limitationOf(name, r.check.replace(/^\d+ /, ''));
