@@ -17,6 +17,23 @@ import {
   sequenceOf,
 } from '@zk/protocol';
 
+/** Resolves when `zk` reaches `state` (at once if it is there). */
+export function reach(zk, state, ms) {
+  if (zk.state === state) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`state ${state} not reached within ${ms} ms (now ${zk.state})`));
+    }, ms);
+    const off = zk.onStateChange((s) => {
+      if (s !== state) return;
+      clearTimeout(timer);
+      off();
+      resolve();
+    });
+  });
+}
+
 /** The next event a one-shot watch listener gets, as a promise and a listener to pass. */
 export function nextEvent() {
   let listener;

@@ -19,7 +19,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { ZooKeeper } from '@zk/protocol';
-import { clientChecks } from './client-checks.mjs';
+import { clientChecks, reach } from './client-checks.mjs';
 import { programChecks } from './program-checks.mjs';
 import { recipeChecks } from './recipe-checks.mjs';
 import { securityChecks } from './security-checks.mjs';
@@ -125,6 +125,8 @@ async function main() {
     const name = `${i + 1} ${check.name}`;
     if (only && !only.has(check.name)) continue;
     const base = `${config.base}/c${i + 1}`;
+    // After a check that restarted the server, this session may still be reconnecting.
+    await reach(admin, 'connected', 30_000 * (config.scale ?? 1));
     await admin.ensurePath(base);
     const ctx = new CheckContext(base);
     const started = performance.now();

@@ -6,24 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { CreateMode, TreeCache, ZooKeeper } from '@zk/protocol';
-import { collect, nextEvent } from './client-checks.mjs';
-
-/** Resolves when `zk` reaches `state` (at once if it is there). */
-function reach(zk, state, ms) {
-  if (zk.state === state) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      off();
-      reject(new Error(`state ${state} not reached within ${ms} ms (now ${zk.state})`));
-    }, ms);
-    const off = zk.onStateChange((s) => {
-      if (s !== state) return;
-      clearTimeout(timer);
-      off();
-      resolve();
-    });
-  });
-}
+import { collect, nextEvent, reach } from './client-checks.mjs';
 
 /** A client through the driver's proxy, with the states it goes through. */
 async function proxied(ctx, options = {}) {
