@@ -116,7 +116,9 @@ export function fetchRuntime(name, log = (msg) => process.stderr.write(`[runtime
   const staging = mkdtempSync(join(cacheDir(), `.${name}-`));
   try {
     log(`fetching ${found.package} for ${name} into ${found.dir}`);
-    const packed = spawnSync('npm', ['pack', found.package, '--pack-destination', staging, '--loglevel=error', '--no-update-notifier'], {
+    // Retries bounded to seconds, not npm's minute: an unreachable registry is reported quickly.
+    const retries = ['--fetch-retries=2', '--fetch-retry-mintimeout=1000', '--fetch-retry-maxtimeout=5000'];
+    const packed = spawnSync('npm', ['pack', found.package, '--pack-destination', staging, '--loglevel=error', '--no-update-notifier', ...retries], {
       cwd: staging,
       encoding: 'utf8',
       timeout: 600_000,
@@ -124,8 +126,9 @@ export function fetchRuntime(name, log = (msg) => process.stderr.write(`[runtime
     if (packed.error || packed.status !== 0) {
       const output = `${packed.error?.message ?? ''}${packed.stderr ?? ''}`.trim();
       if (NETWORK.test(output)) {
-        const first = output.split('\n').find((l) => NETWORK.test(l)) ?? output;
-        throw new RuntimeError(`cannot reach ${registry()} to fetch ${found.package} for ${name} (${first.replace(/^npm error /, '')}); nothing is cached at ${found.dir}: retry when the registry answers, or point ZK_RUNTIMES_CACHE at a cache that has it`, UNAVAILABLE);
+        const lines = output.split('\n').map((l) => l.replace(/^npm error /, ''));
+        const reason = lines.find((l) => /failed, reason:/.test(l))?.replace(/^.*failed, reason: /, '') ?? lines.find((l) => NETWORK.test(l)) ?? output;
+        throw new RuntimeError(`cannot reach ${registry()} to fetch ${found.package} for ${name} (${reason}); nothing is cached at ${found.dir}: retry when the registry answers, or point ZK_RUNTIMES_CACHE at a cache that has it`, UNAVAILABLE);
       }
       throw new RuntimeError(`npm pack ${found.package} failed (status ${packed.status}): ${output}`);
     }
