@@ -25,6 +25,15 @@ export const LIMITATIONS: readonly Limitation[] = [
       "('failed to encode PFX contents: ASN1Error { kind: Invalid }'; 9 or fewer, or none, work). " +
       'Pass the certificate and key as PEM (`cert`, `key`), or re-export the file without a friendlyName (`openssl pkcs12 -export` without `-name`).',
   },
+  {
+    runtimes: ['deno'],
+    check: "a program allowed only the connect string's host:port (Deno: --allow-net=localhost:PORT)",
+    error: /getaddrinfo EPERM localhost|Requires net access to "(127\.0\.0\.1|\[?::1\]?):\d+"/,
+    reason:
+      'The client resolves a host name itself (every address of a name is a server to try) and dials the addresses; ' +
+      "Deno checks the lookup against the name without a port and the connection against the address dialed, so `--allow-net=zk1:2181` is not enough. " +
+      'Grant the name and its addresses with the port (`--allow-net=zk1,10.0.0.5:2181`), or `--allow-net`.',
+  },
 ];
 
 /** The limitation covering `check` on `runtime`, if any. */

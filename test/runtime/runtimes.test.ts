@@ -168,6 +168,7 @@ describe.skipIf(names.length === 0)('runtimes - the runtime suite on each runtim
     const form: BlockForm = rt.kind === 'node' ? (awaitUsing ? 'esnext' : 'es2022') : rt.kind === 'bun' ? 'ts' : 'ts-npm';
     const config = {
       runtime: name,
+      kind: rt.kind,
       scale: timing(1000) / 1000,
       app: app.dir,
       run: runPrefix(rt),

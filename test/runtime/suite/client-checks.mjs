@@ -13,6 +13,7 @@ import {
   OPEN_ACL_UNSAFE,
   Perm,
   TransactionError,
+  ZooKeeper,
   digestACL,
   sequenceOf,
 } from '@zk/protocol';
@@ -80,6 +81,17 @@ export const clientChecks = [
       await zk.close();
       off();
       assert.deepEqual(states, ['closed']);
+    },
+  },
+  {
+    name: 'connect by host name: localhost resolved through node:dns, the address dialed',
+    async run(ctx) {
+      const port = ctx.config.connect.slice(ctx.config.connect.lastIndexOf(':') + 1);
+      const zk = ctx.track(await ZooKeeper.connect(`localhost:${port}${ctx.base}`, { sessionTimeout: 10_000 }));
+      assert.equal(zk.server?.host, 'localhost');
+      assert.match(zk.server?.address ?? '', /^(127\.0\.0\.1|::1)$/);
+      await zk.create('/by-name', 'x');
+      assert.equal((await zk.getData('/by-name')).data.toString(), 'x');
     },
   },
   {

@@ -79,6 +79,22 @@ const zkLockChecks = [
   },
 ];
 
+/**
+ * A program whose only network grant is the connect string's name and port. Only Deno has such
+ * grants (`--allow-net=localhost:PORT`); elsewhere the program runs as any other.
+ */
+const scopedCheck = {
+  name: "a program allowed only the connect string's host:port (Deno: --allow-net=localhost:PORT)",
+  async run(ctx) {
+    const port = ctx.config.connect.slice(ctx.config.connect.lastIndexOf(':') + 1);
+    const [cmd] = ctx.config.run;
+    const scoped = ctx.config.kind === 'deno' ? { ...ctx.config, run: [cmd, 'run', `--allow-net=localhost:${port}`] } : ctx.config;
+    const ran = await runOnRuntime(scoped, ['suite/by-name.mjs', `localhost:${port}${ctx.base}`], 20_000 * ctx.scale);
+    assert.equal(ran.code, 0, explain('suite/by-name.mjs', ran));
+    assert.equal(ran.stdout.trim(), 'ok');
+  },
+};
+
 /** One check per README block the driver wrote for this runtime. */
 function readmeChecks(config) {
   return (config.readme ?? []).map((block) => ({
@@ -96,5 +112,5 @@ function readmeChecks(config) {
 }
 
 export function programChecks(config) {
-  return [...zkLockChecks, ...readmeChecks(config)];
+  return [...zkLockChecks, scopedCheck, ...readmeChecks(config)];
 }
