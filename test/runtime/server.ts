@@ -48,9 +48,22 @@ export class SuiteServer {
     this.#dirs = dirs;
   }
 
+  /** Starts it all; what was made before a failure is removed again. */
   static async start(): Promise<SuiteServer> {
+    const dirs: string[] = [];
+    try {
+      return await SuiteServer.#start(dirs);
+    } catch (err) {
+      await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+      throw err;
+    }
+  }
+
+  static async #start(dirs: string[]): Promise<SuiteServer> {
     const dir = await mkdtemp(join(tmpdir(), 'zk-runtime-server-'));
+    dirs.push(dir);
     const [cert, other] = await Promise.all([makeCertificate(), makeCertificate('elsewhere')]);
+    dirs.push(cert.dir, other.dir);
     const client = await makeClientCertificate(cert, CLIENT_CN);
     // The same client key as PEM, for runtimes whose node:tls takes `cert` + `key` but not `pfx`.
     const p12 = join(cert.dir, `${CLIENT_CN}.p12`);
@@ -73,7 +86,10 @@ export class SuiteServer {
       systemProperties: { ...serverTlsProperties(cert, { truststore: client.truststore }), 'zookeeper.ssl.clientAuth': 'want', 'java.security.auth.login.config': jaas },
     });
     const server = ensemble.servers[0]!;
-    const proxy = await TcpProxy.start({ host: server.host, port: server.port });
+    const proxy = await TcpProxy.start({ host: server.host, port: server.port }).catch(async (err: unknown) => {
+      await ensemble.close();
+      throw err;
+    });
     const config: ServerConfig = {
       connect: server.connectString,
       proxy: proxy.connectString,
@@ -89,7 +105,7 @@ export class SuiteServer {
       },
       sasl: SASL_USERS,
     };
-    return new SuiteServer(config, ensemble, proxy, [dir, cert.dir, other.dir]);
+    return new SuiteServer(config, ensemble, proxy, dirs);
   }
 
   /** Does what the suite asked (`restart`, `cut`, `pause`, `resume`). */
