@@ -7,8 +7,7 @@
  *     ZK_RUNTIMES=node22,bun npx vitest run --project integration test/runtime
  *
  * Without ZK_RUNTIMES the pass is skipped (it fetches about 300 MB of runtimes on its first run,
- * 0.9 GB unpacked,
- * and takes minutes), so the integration project as a whole does not run it.
+ * 0.9 GB unpacked, and takes minutes), so the integration project as a whole does not run it.
  *
  * Each runtime must pass every check except the limitations listed in limitations.ts, and each
  * of those must fail as described. The results go to test/.work/runtimes/<runtime>.json (one file
