@@ -44,10 +44,10 @@ export interface ConnectionOptions {
    */
   coalesceReads?: boolean | 'probe' | undefined;
   /**
-   * Learn the server's generation (3.4 or newer, see generation.ts) with one `exists` right after
-   * the handshake. Operations a 3.4 server lacks, made before the answer, are held (with every
-   * request after them, in order) until it comes; on a 3.4 server they are answered here with
-   * Unimplemented, never sent. Default false: the server is taken as 3.5+.
+   * Learn the server's generation (3.4 or newer, see generation.ts) with one `exists`, sent by
+   * {@link Connection.startGenerationProbe}. Operations a 3.4 server lacks, made before the
+   * answer, are held (with every request after them, in order) until it comes; on a 3.4 server
+   * they are answered here with Unimplemented, never sent. Default false: taken as 3.5+.
    */
   probeGeneration?: boolean | undefined;
   /** Deadline for TCP + handshake, ms. */
@@ -116,6 +116,7 @@ export class Connection {
   /** Resolves with the generation once known. */
   #generationKnown: Promise<ServerGeneration>;
   #onGeneration: { resolve: (g: ServerGeneration) => void; reject: (err: unknown) => void } | undefined;
+  #generationProbed = false;
   /**
    * Requests made from the first batch on until the multiRead probe is answered, or from the
    * first operation a 3.4 server lacks until the generation probe is, in order (see {@link request}).
@@ -195,8 +196,18 @@ export class Connection {
             : new DecodeError(`connection to ${where} closed inside a frame`),
       ),
     );
-    // First on the wire after the handshake, before the session's auth and setWatches.
-    if (this.#generation === undefined) this.#send(OpCode.exists, writeGenerationProbe, undefined, (reply) => this.#generationAnswered(generationOf(reply.err)), noop);
+  }
+
+  /**
+   * Sends the generation probe (with `probeGeneration`; once, later calls do nothing). The owner
+   * calls it after SASL, which must come first on a connection: a server answers SASL packets
+   * at once, outside its request pipeline, so a request sent before them would be answered out
+   * of order. Until it is answered, operations a 3.4 server lacks are held.
+   */
+  startGenerationProbe(): void {
+    if (this.#generation !== undefined || this.#generationProbed || this.#closed) return;
+    this.#generationProbed = true;
+    this.#send(OpCode.exists, writeGenerationProbe, undefined, (reply) => this.#generationAnswered(generationOf(reply.err)), noop);
   }
 
   /** The session granted by the handshake. */

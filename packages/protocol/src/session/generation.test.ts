@@ -77,6 +77,19 @@ describe('server generation (fake servers)', () => {
     expect(types(s.connections[0]!)).toEqual([OpCode.create, OpCode.getData, OpCode.exists]);
   });
 
+  it('SASL goes first on a connection: the probe leaves only after it (a server answers SASL out of band)', async () => {
+    // The fake refuses the SASL token: the probe must not have been sent before it.
+    const s = await server({
+      generation: 'script',
+      onRequest: (req, conn) => {
+        if (req.type === OpCode.sasl) conn.reply({ xid: req.xid, zxid: 0n, err: ErrorCode.AUTHFAILED });
+      },
+    });
+    const err = await ZooKeeper.connect(`127.0.0.1:${s.port}`, { connectTimeout: 1000, sasl: { mechanism: 'DIGEST-MD5', username: 'u', password: 'p' } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(types(s.connections[0]!)[0]).toBe(OpCode.sasl);
+  });
+
   it('a 3.5+ server: the same operations are sent as themselves', async () => {
     const s = await server({ generation: 'modern' });
     await using zk = await ZooKeeper.connect(`127.0.0.1:${s.port}`, { connectTimeout: 2000 });

@@ -394,6 +394,8 @@ export class Session {
    */
   async #rearm(conn: Connection, prove: boolean): Promise<void> {
     if (this.#options.sasl) await this.#sasl(conn, this.#options.sasl);
+    // After SASL (answered out of band, it must go alone first), before auth and setWatches.
+    conn.startGenerationProbe();
     const replies: Array<Promise<Reply<unknown>>> = [];
     for (const { scheme, auth } of this.#auth) {
       replies.push(conn.request(OpCode.auth, (w) => writeAuthPacket(w, { type: 0, scheme, auth }), undefined, { xid: Xid.auth }));
