@@ -7,8 +7,9 @@
  * (`UnimplementedRequestProcessor` calls `sendCloseSession` after the reply), losing every request
  * behind it. So those operations must not be sent before the server is known.
  *
- * How it is learnt: `exists /zookeeper/config`, sent after the handshake (after SASL: a server answers SASL packets out of band, so they go alone first). Since 3.5 every
- * server's data tree has that node (the dynamic configuration's home, created with the tree, also
+ * How it is learnt: `exists /zookeeper/config`, sent after the handshake and after SASL (a
+ * server answers SASL packets out of band, so they go alone first). Since 3.5 every server's data
+ * tree has that node (the dynamic configuration's home, created with the tree, also
  * in standalone mode); a 3.4 server has no such node and answers NoNode. `exists` needs no ACL
  * and is valid on every version, read-only servers included.
  */
