@@ -93,13 +93,15 @@ function runtimeTable() {
     const failed = checks.filter((c) => !c.ok && !c.limitation);
     const name = s.kind === 'node' ? 'Node' : s.kind === 'bun' ? 'Bun' : 'Deno';
     const verdict = failed.length > 0 ? `✗ ${failed.length} failed` : '✓';
-    const notes = limited.map((c) => `${c.check.replace(/^\d+ /, '')}: ${c.limitation}`).join('; ');
+    const notes = limited.length > 0 ? `${limited.map((c) => c.check.replace(/^\d+ /, '')).join('; ')} (see [Runtimes](#runtimes))` : '';
     return `| ${name} ${s.version} | ${verdict} ${ok} of ${checks.length} | ${s.readmeForm ?? ''} | ${notes || '–'} |`;
   });
   return ['| Runtime | Checks passed | README examples ran as | Limitations (tested) |', '|---|---|---|---|', ...rows].join('\n');
 }
 
-const matrix = `${serverTable()}\n\n${runtimeTable()}\n`;
+const main = readJson(join(work, 'results', `zk-${LINES[0]}.json`));
+const when = main?.startTime ? `From the test run of ${new Date(main.startTime).toISOString().slice(0, 10)} (\`node scripts/support-matrix.mjs\`):\n\n` : '';
+const matrix = `${when}${serverTable()}\n\n${runtimeTable()}\n`;
 if (process.argv.includes('--write')) {
   const readme = join(root, 'README.md');
   const text = readFileSync(readme, 'utf8');
