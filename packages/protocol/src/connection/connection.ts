@@ -13,7 +13,7 @@ import { JuteWriter } from '../jute/writer.js';
 import { readWatcherEvent, type WatcherEvent } from '../jute/proto.js';
 import { decodeConnectResponse, encodeConnectRequest, exchangeHandshake, type HandshakeResult } from './handshake.js';
 import { MAX_COALESCED_READS, ReadBatch, readReadBatch, writeReadBatch, type QueuedRead } from './coalesce.js';
-import { generationOf, LEGACY_SUBSTITUTES, SINCE_VERSION, writeGenerationProbe, type ServerGeneration } from './generation.js';
+import { generationOf, LEGACY_SUBSTITUTES, rememberedGeneration, rememberGeneration, SINCE_VERSION, writeGenerationProbe, type ServerGeneration } from './generation.js';
 import { Liveness } from './liveness.js';
 import { PendingQueue, type PendingRequest, type Reply } from './pending.js';
 import { dial, type DialOptions, type Transport } from './transport.js';
@@ -117,6 +117,8 @@ export class Connection {
   #generationKnown: Promise<ServerGeneration>;
   #onGeneration: { resolve: (g: ServerGeneration) => void; reject: (err: unknown) => void } | undefined;
   #generationProbed = false;
+  /** `address:port`: the key of this server's generation in the process (generation.ts). */
+  readonly #server: string;
   /**
    * Requests made from the first batch on until the multiRead probe is answered, or from the
    * first operation a 3.4 server lacks until the generation probe is, in order (see {@link request}).
@@ -157,8 +159,11 @@ export class Connection {
     this.#lastZxid = opts.lastZxidSeen ?? 0n;
     this.#maxFrame = opts.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE;
     this.#coalesce = opts.coalesceReads === true;
-    this.#probe = opts.coalesceReads === 'probe' ? 'wanted' : undefined;
-    this.#generation = opts.probeGeneration ? undefined : 'modern';
+    this.#server = `${opts.address ?? opts.host}:${opts.port}`;
+    // Learnt by an earlier connection to this server in this process: no probe.
+    this.#generation = opts.probeGeneration ? rememberedGeneration(this.#server) : 'modern';
+    // A 3.4 server never gets the multiRead probe (see #generationAnswered).
+    this.#probe = opts.coalesceReads === 'probe' && this.#generation !== 'legacy' ? 'wanted' : undefined;
     this.#generationKnown = this.#generation ? Promise.resolve(this.#generation) : new Promise((resolve, reject) => (this.#onGeneration = { resolve, reject }));
     this.#generationKnown.catch(noop); // observed only by those who ask
     // A coalesced batch's reply may be as large as its reads' replies together. The limit is
@@ -425,6 +430,7 @@ export class Connection {
   // those held for a multiRead probe that may now leave wait for its answer.
   #generationAnswered(generation: ServerGeneration): void {
     this.#generation = generation;
+    rememberGeneration(this.#server, generation);
     this.#onGeneration?.resolve(generation);
     this.#onGeneration = undefined;
     if (generation === 'legacy') this.#probe = undefined;
@@ -490,6 +496,9 @@ export class Connection {
     // lastZxid moves only with a reply matched to a request: a stray or garbage frame must not
     // make every server refuse our next handshake.
     if (zxid > this.#lastZxid) this.#lastZxid = zxid;
+    // An operation this server should have, refused: it is not what was remembered (replaced by
+    // an older one at the same address). The next connection probes it again.
+    if (err === ErrorCode.UNIMPLEMENTED && SINCE_VERSION.has(req.type)) rememberGeneration(this.#server, undefined);
     let body: unknown;
     if (err === 0 && req.read) {
       try {

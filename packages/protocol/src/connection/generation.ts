@@ -62,3 +62,32 @@ export function generationOf(err: number): ServerGeneration {
  * call order (a lock's create and the listing pipelined behind it).
  */
 export const LEGACY_SUBSTITUTES: ReadonlyMap<number, { readonly type: number; readonly read: (r: JuteReader) => unknown }> = new Map([[OpCode.create2, { type: OpCode.create, read: readCreateResponse }]]);
+
+/**
+ * The generations learnt in this process, by server address (`address:port`): a new connection
+ * to a server already probed starts knowing it and sends no probe (a short-lived client, or a
+ * reconnect, pays the probe once per server and process). An entry is forgotten when the server
+ * answers Unimplemented to an operation its generation should have (a server replaced by an
+ * older one at the same address), so the next connection probes again. At most
+ * {@link MAX_REMEMBERED} servers; beyond that the oldest are forgotten.
+ */
+const remembered = new Map<string, ServerGeneration>();
+const MAX_REMEMBERED = 1024;
+
+/** The generation learnt for `server` (`address:port`) in this process, if any. */
+export function rememberedGeneration(server: string): ServerGeneration | undefined {
+  return remembered.get(server);
+}
+
+/** Records (or, with undefined, forgets) the generation of `server`. */
+export function rememberGeneration(server: string, generation: ServerGeneration | undefined): void {
+  remembered.delete(server);
+  if (generation === undefined) return;
+  remembered.set(server, generation);
+  if (remembered.size > MAX_REMEMBERED) remembered.delete(remembered.keys().next().value as string);
+}
+
+/** @internal Forgets every remembered generation (tests whose fake servers may reuse a port). */
+export function forgetGenerations(): void {
+  remembered.clear();
+}

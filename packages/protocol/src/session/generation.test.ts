@@ -3,6 +3,7 @@ import { ZooKeeper } from '../client/zookeeper.js';
 import { CreateMode, OpCode, Xid } from '../constants.js';
 import { ErrorCode, UnimplementedError } from '../errors.js';
 import { FakeServer, type FakeConnection, type FakeServerOptions } from '../testing/fake-server.js';
+import { forgetGenerations, rememberedGeneration } from '../connection/generation.js';
 import { bytes } from '../testing/bytes.js';
 
 // Every connection asks `exists /zookeeper/config` first: a 3.4 server (NoNode there) never gets
@@ -11,6 +12,7 @@ import { bytes } from '../testing/bytes.js';
 const servers: FakeServer[] = [];
 afterEach(async () => {
   for (const s of servers.splice(0)) await s.close();
+  forgetGenerations(); // a later fake may get the same port
 });
 
 const STAT = Buffer.alloc(68);
@@ -97,5 +99,50 @@ describe('server generation (fake servers)', () => {
     const conn = s.connections[0]!;
     expect(conn.generationProbes).toBe(1);
     expect(types(conn)).toEqual([OpCode.whoAmI]);
+  });
+
+  it('a server is probed once per process: a second client, or a reconnect, starts knowing it', async () => {
+    const s = await server({ generation: 'modern' });
+    for (let i = 0; i < 2; i++) {
+      await using zk = await ZooKeeper.connect(`127.0.0.1:${s.port}`, { connectTimeout: 2000 });
+      await zk.whoAmI();
+    }
+    expect(s.connections.map((c) => c.generationProbes)).toEqual([1, 0]);
+    expect(s.connections.map(types)).toEqual([
+      [OpCode.whoAmI, OpCode.closeSession],
+      [OpCode.whoAmI, OpCode.closeSession],
+    ]);
+  });
+
+  it('an Unimplemented answer to an operation the remembered generation has: the next connection probes again', async () => {
+    const s = await server({
+      generation: 'modern',
+      onRequest: (req, conn) => {
+        if (req.type === OpCode.whoAmI) conn.reply({ xid: req.xid, zxid: 0n, err: ErrorCode.UNIMPLEMENTED }); // as a 3.5/3.6 server would
+        else if (req.type === OpCode.closeSession) conn.reply({ xid: req.xid, zxid: 3n, err: 0 });
+        else if (req.type === OpCode.exists) conn.reply({ xid: req.xid, zxid: 2n, err: 0, body: STAT });
+      },
+    });
+    const where = `127.0.0.1:${s.port}`;
+    {
+      await using zk = await ZooKeeper.connect(where, { connectTimeout: 2000 });
+      await zk.exists('/x'); // answered after the probe: modern, remembered
+      expect(rememberedGeneration(where)).toBe('modern');
+      await expect(zk.whoAmI()).rejects.toBeInstanceOf(UnimplementedError);
+      expect(rememberedGeneration(where)).toBeUndefined();
+    }
+    await using again = await ZooKeeper.connect(where, { connectTimeout: 2000 });
+    await again.exists('/x'); // answered after its probe
+    expect(s.connections.map((c) => c.generationProbes)).toEqual([1, 1]);
+  });
+
+  it('a 3.4 server remembered from an earlier connection never gets the multiRead probe', async () => {
+    const s = await server({ generation: 'legacy' });
+    for (let i = 0; i < 2; i++) {
+      await using zk = await ZooKeeper.connect(`127.0.0.1:${s.port}`, { connectTimeout: 2000 });
+      await Promise.all([zk.getData('/a'), zk.getData('/b')]);
+    }
+    expect(s.connections.map((c) => c.generationProbes)).toEqual([1, 0]);
+    expect(s.connections.map((c) => c.probes)).toEqual([[], []]);
   });
 });
