@@ -193,10 +193,19 @@ describe('tree cache - load and events', () => {
     await using cache = await TreeCache.open(zk, '/app');
     const rec = record(cache);
     const stream = cache.events();
+    // Each change is awaited in the cache before the next is made. The cache reads a node when
+    // told of a change, so a child created and deleted before that read would be seen as
+    // nothing: a change the cache never saw, not one it reported wrongly (CI once saw exactly
+    // that on 3.9.3, the child's creation and deletion both missed).
+    const seen = (type: string, path: string) => rec.until((e) => e.type === type && 'path' in e && e.path === path);
     await other.create('/app/n', 'v1');
+    await seen('created', '/app/n');
     await other.create('/app/n/child', 'c');
+    await seen('created', '/app/n/child');
     await other.setData('/app/n', 'v2');
+    await seen('changed', '/app/n');
     await other.delete('/app/n/child');
+    await seen('deleted', '/app/n/child');
     await other.delete('/app/n');
     await other.create('/outside', 'x'); // not under the root: nothing
     await other.setData('/app/keep', 'k2');
