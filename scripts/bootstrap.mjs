@@ -157,6 +157,8 @@ function ensureZooKeeper() {
  */
 async function build(project) {
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  // A first build takes a while (about 10 s on two cores): say so instead of sitting silent.
+  if (!existsSync(join(root, 'packages', 'protocol', 'dist', 'index.js'))) log('building the packages (first run, about 10 s)');
   if (!run(process.execPath, [tsc, '-b', project]).ok) fail(`build failed (tsc -b ${project})`);
   const { bundleAll } = await import('./bundle.mjs');
   await bundleAll().catch((err) => fail(`bundling failed: ${err.message}`));

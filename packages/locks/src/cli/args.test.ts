@@ -52,6 +52,13 @@ describe('zk-lock - arguments', () => {
     expect(() => parseArgs(argv)).toThrow(message);
   });
 
+  it('a unit written apart from its number is named as the problem, not the lock path', () => {
+    expect(() => parseArgs(['--timeout', '5', 'minutes', '/locks/x', '--', 'true'])).toThrow(new UsageError('--timeout takes one value with its unit attached (500ms, 30s, 5m, 1h): "5 minutes" is two arguments'));
+    expect(() => parseArgs(['--grace', '2', 's', '/locks/x', '--', 'true'])).toThrow(/--grace takes one value/);
+    // A lock path that happens to be a unit word is still a path when no duration precedes it.
+    expect(() => parseArgs(['minutes', '--', 'true'])).toThrow(/path/);
+  });
+
   it('--help wins over everything else', () => {
     expect(parseArgs(['--help', '--bogus-but-after']).help).toBe(true);
   });

@@ -39,6 +39,9 @@ export function parseDuration(text: string, option: string): number {
   return Math.round(n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit]!);
 }
 
+/** A unit written apart from its number (`--timeout 5 minutes`). */
+const UNIT_WORD = /^(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)$/i;
+
 /** Parses `zk-lock [options] <path> -- <command...>` and `zk-lock status [options] <path>`. */
 export function parseArgs(argv: readonly string[]): Parsed {
   const dashdash = argv.indexOf('--');
@@ -47,7 +50,11 @@ export function parseArgs(argv: readonly string[]): Parsed {
   const out: Parsed = { command: 'run', path: '', argv: command };
   if (head.includes('-h') || head.includes('--help')) return { ...out, help: true };
   const positional: string[] = [];
+  /** The duration option whose value was the previous argument (`--timeout 5 minutes`: `minutes` follows it). */
+  let afterDuration: string | undefined;
   for (let i = 0; i < head.length; i++) {
+    const previousDuration = afterDuration;
+    afterDuration = undefined;
     const a = head[i] as string;
     const value = () => {
       const v = head[++i];
@@ -64,12 +71,15 @@ export function parseArgs(argv: readonly string[]): Parsed {
         break;
       case '--timeout':
         out.timeout = parseDuration(value(), a);
+        afterDuration = a;
         break;
       case '--session-timeout':
         out.sessionTimeout = parseDuration(value(), a);
+        afterDuration = a;
         break;
       case '--grace':
         out.grace = parseDuration(value(), a);
+        afterDuration = a;
         break;
       case '--read':
         out.read = true;
@@ -98,6 +108,9 @@ export function parseArgs(argv: readonly string[]): Parsed {
         break;
       default:
         if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`);
+        if (previousDuration !== undefined && UNIT_WORD.test(a)) {
+          throw new UsageError(`${previousDuration} takes one value with its unit attached (500ms, 30s, 5m, 1h): ${JSON.stringify(`${head[i - 1]} ${a}`)} is two arguments`);
+        }
         positional.push(a);
     }
   }

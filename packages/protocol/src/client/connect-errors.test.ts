@@ -90,7 +90,7 @@ describe('connect errors - the error of a failed connect is short', () => {
   it('connect errors - a refused port: the host, the attempts and the one distinct cause, once', async () => {
     const port = await closedPort();
     const err = await connectError(`127.0.0.1:${port}`, 600);
-    const m = /^could not connect to 127\.0\.0\.1:(\d+) \((\d+) attempts\): connect ECONNREFUSED 127\.0\.0\.1:(\d+)$/.exec(err.message);
+    const m = /^could not connect to 127\.0\.0\.1:(\d+) \((\d+) attempts\): connect ECONNREFUSED 127\.0\.0\.1:(\d+)\. Nothing accepted the connection: is ZooKeeper running at 127\.0\.0\.1:\1\? \(In a checkout of this project, `npm run zk -- start` starts one on 127\.0\.0\.1:2181\.\)$/.exec(err.message);
     expect(m, err.message).not.toBeNull();
     expect(Number(m?.[1])).toBe(port);
     expect(Number(m?.[2])).toBeGreaterThan(1);

@@ -47,7 +47,7 @@ export function sendRequest<T>(
   const req: Outgoing<T> = { session, op, path, write, read, signal: options.signal, context, coalesce };
   if (settings.whileDisconnected === 'wait' && waitable.has(session.state)) return sendWhenConnected(req, timeout, traced);
   const reply = sendNow(req, timeout);
-  return traced ? trace(op, opName, path, reply) : reply;
+  return traced ? trace(session, op, opName, path, reply) : reply;
 }
 
 /** One request as the client sends it. */
@@ -102,10 +102,10 @@ async function sendWhenConnected<T>(req: Outgoing<T>, timeout: number | undefine
   }
   const left = deadline === undefined ? undefined : Math.max(0, deadline - performance.now());
   const sent = sendNow(req, left);
-  return traced ? trace(req.op, context.op, req.path, sent) : sent;
+  return traced ? trace(req.session, req.op, context.op, req.path, sent) : sent;
 }
 
-async function trace<T extends { err: number }>(op: number, opName: string, path: string | undefined, reply: Promise<T>): Promise<T> {
+async function trace<T extends { err: number }>(session: Session, op: number, opName: string, path: string | undefined, reply: Promise<T>): Promise<T> {
   const start = performance.now();
   if (requestStartChannel.hasSubscribers) requestStartChannel.publish({ op, path });
   let err: number = ErrorCode.CONNECTIONLOSS;
@@ -120,8 +120,8 @@ async function trace<T extends { err: number }>(op: number, opName: string, path
   } finally {
     const durationMs = performance.now() - start;
     if (requestFinishChannel.hasSubscribers) requestFinishChannel.publish({ op, path, err, durationMs });
-    // `getData /app/config 0.8 ms ok`, `... NONODE`, or the error that ended the wait.
-    if (debugEnabled) debug('%s %s %s ms %s', opName, path ?? '-', durationMs.toFixed(1), thrown === undefined ? (err === 0 ? 'ok' : errorCodeName(err)) : describe(thrown));
+    // `session 0x1a2b: getData /app/config 0.8 ms ok`, `... NONODE`, or the error that ended the wait.
+    if (debugEnabled) debug('session 0x%s: %s %s %s ms %s', session.sessionId.toString(16), opName, path ?? '-', durationMs.toFixed(1), thrown === undefined ? (err === 0 ? 'ok' : errorCodeName(err)) : describe(thrown));
   }
 }
 

@@ -744,9 +744,19 @@ export class ZooKeeper implements AsyncDisposable {
   #serverError(code: number, op: string, path: string | undefined, opCode?: number): ZooKeeperError {
     const since = code === ErrorCode.UNIMPLEMENTED && opCode !== undefined ? SINCE_VERSION.get(opCode) : undefined;
     if (since !== undefined) return needsNewerServer(op, path, since, this.#session.serverGeneration() === 'legacy');
-    if (code !== ErrorCode.NONODE || this.#chroot === '' || path === undefined) return fromCode(code, { op, path });
-    const missingChroot = op === 'create' && parentPath(path) === '/';
-    const detail = missingChroot ? `: the chroot ${this.#chroot} does not exist (create it, or connect with { createChroot: true })` : ` under the chroot ${this.#chroot}`;
+    if (path === undefined) return fromCode(code, { op, path });
+    if (code === ErrorCode.NOAUTH) {
+      return fromCode(code, { op, path }, `NOAUTH (${op} ${path}): the node's ACL does not grant this session (credentials come from the \`auth\` connect option or zk.addAuth())`);
+    }
+    if (code !== ErrorCode.NONODE) return fromCode(code, { op, path });
+    const under = this.#chroot === '' ? '' : ` under the chroot ${this.#chroot}`;
+    if (op !== 'create') return under === '' ? fromCode(code, { op, path }) : fromCode(code, { op, path }, `NONODE (${op} ${path})${under}`);
+    // A create's NoNode is its parent's (or the chroot's, directly below it).
+    const parent = parentPath(path);
+    const detail =
+      parent === '/' && this.#chroot !== ''
+        ? `: the chroot ${this.#chroot} does not exist (create it, or connect with { createChroot: true })`
+        : `: its parent ${parent} does not exist${under} (create it first, or pass { parents: true })`;
     return fromCode(code, { op, path }, `NONODE (${op} ${path})${detail}`);
   }
 

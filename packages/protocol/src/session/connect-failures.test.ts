@@ -14,7 +14,7 @@ describe('connect failures - the error of a failed initial connect', () => {
     f.add(refused);
     const err = f.error();
     expect(err).toBeInstanceOf(ConnectionLossError);
-    expect(err.message).toBe('could not connect to a:1 (18 attempts): connect ECONNREFUSED a:1');
+    expect(err.message).toBe(`could not connect to a:1 (18 attempts): connect ECONNREFUSED a:1. Nothing accepted the connection: is ZooKeeper running at a:1? (In a checkout of this project, \`npm run zk -- start\` starts one on 127.0.0.1:2181.)`);
     expect(err.op).toBe('connect');
     expect((err.cause as AggregateError).errors).toEqual([refused[0]]);
     expect((err.cause as AggregateError).message).toBe('18 attempts failed with 1 distinct error');
@@ -25,7 +25,9 @@ describe('connect failures - the error of a failed initial connect', () => {
     f.add([new Error('handshake with a:1 failed: no handshake reply within 9873 ms'), new Error('connect ECONNREFUSED b:2')]);
     f.add([new Error('handshake with a:1 failed: no handshake reply within 10000 ms')]);
     expect(f.attempts).toBe(3);
-    expect(f.error().message).toBe('could not connect to a:1, b:2 (3 attempts): handshake with a:1 failed: no handshake reply within 9873 ms (x2); connect ECONNREFUSED b:2');
+    expect(f.error().message).toBe(
+      `could not connect to a:1, b:2 (3 attempts): handshake with a:1 failed: no handshake reply within 9873 ms (x2); connect ECONNREFUSED b:2. Nothing accepted the connection: is ZooKeeper running at a:1, b:2? (In a checkout of this project, \`npm run zk -- start\` starts one on 127.0.0.1:2181.) A server accepted the connection but never answered the ZooKeeper handshake: is that a ZooKeeper client port (clientPort or secureClientPort, not a quorum, election or admin port), and plain or TLS as the server expects?`,
+    );
   });
 
   it('connect failures - at most 3 distinct errors quoted and 10 kept, the rest counted', () => {
@@ -36,6 +38,16 @@ describe('connect failures - the error of a failed initial connect', () => {
     expect(err.message).toBe('could not connect to a:1, b:2 (16 attempts): failure a (x2); failure b; failure c; and 12 other failed attempts');
     expect((err.cause as AggregateError).errors).toHaveLength(10);
     expect((err.cause as AggregateError).message).toBe('16 attempts failed with more than 10 distinct errors');
+  });
+
+  it('connect failures - a name that does not resolve says so; an unknown failure gets no hint', () => {
+    const f = new ConnectFailures(hosts.slice(0, 1));
+    const dns = Object.assign(new Error('getaddrinfo ENOTFOUND a'), { code: 'ENOTFOUND' });
+    f.add([new ConnectionLossError('could not resolve a:1: getaddrinfo ENOTFOUND a', { cause: dns })]);
+    expect(f.error().message).toBe("could not connect to a:1 (1 attempt): could not resolve a:1: getaddrinfo ENOTFOUND a. A host name did not resolve: check its spelling and this machine's DNS.");
+    const g = new ConnectFailures(hosts.slice(0, 1));
+    g.add([new Error('something else')]);
+    expect(g.error().message).toBe('could not connect to a:1 (1 attempt): something else');
   });
 
   it('connect failures - no attempt at all still gives a clear error', () => {

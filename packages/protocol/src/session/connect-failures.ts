@@ -53,7 +53,8 @@ export class ConnectFailures {
     const more = rest > 0 ? `; and ${plural(rest, 'other failed attempt')}` : '';
     const attempts = plural(this.#attempts, 'attempt');
     const summary = distinct.length === 0 ? 'no attempt was made' : `${quoted.join('; ')}${more}`;
-    return new ConnectionLossError(`could not connect to ${hosts} (${attempts}): ${summary}`, {
+    const hints = whatToCheck(distinct.map((d) => d.error), hosts);
+    return new ConnectionLossError(`could not connect to ${hosts} (${attempts}): ${summary}${hints.length > 0 ? `. ${hints.join(' ')}` : ''}`, {
       op: 'connect',
       cause: new AggregateError(
         distinct.map((d) => d.error),
@@ -61,6 +62,35 @@ export class ConnectFailures {
       ),
     });
   }
+}
+
+/**
+ * What to check, from what the attempts ran into: nothing listening (ECONNREFUSED), a port that
+ * accepts but never answers the handshake (not a ZooKeeper client port), a name that does not
+ * resolve. Empty when nothing is known.
+ */
+function whatToCheck(errors: readonly unknown[], hosts: string): string[] {
+  const codes = new Set<string>();
+  const texts: string[] = [];
+  for (const error of errors) {
+    for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (typeof code === 'string') codes.add(code);
+      texts.push(e.message);
+    }
+  }
+  const said = (pattern: RegExp) => texts.some((t) => pattern.test(t));
+  const hints: string[] = [];
+  if (codes.has('ECONNREFUSED') || said(/\bECONNREFUSED\b/)) {
+    hints.push(`Nothing accepted the connection: is ZooKeeper running at ${hosts}? (In a checkout of this project, \`npm run zk -- start\` starts one on 127.0.0.1:2181.)`);
+  }
+  if (said(/no handshake reply within/)) {
+    hints.push('A server accepted the connection but never answered the ZooKeeper handshake: is that a ZooKeeper client port (clientPort or secureClientPort, not a quorum, election or admin port), and plain or TLS as the server expects?');
+  }
+  if (codes.has('ENOTFOUND') || codes.has('EAI_AGAIN') || said(/\b(ENOTFOUND|EAI_AGAIN)\b/)) {
+    hints.push('A host name did not resolve: check its spelling and this machine\'s DNS.');
+  }
+  return hints;
 }
 
 function plural(n: number, noun: string): string {

@@ -22,6 +22,14 @@ describe('hosts - parseConnectString', () => {
     ]);
   });
 
+  it('refuses a connect string with a scheme, naming the form to use (not as a bad chroot)', () => {
+    for (const cs of ['zk://zk1:2181', 'zookeeper://zk1:2181/app', ' tls://a:1']) {
+      expect(() => parseConnectString(cs)).toThrow(InvalidArgumentError);
+      expect(() => parseConnectString(cs)).toThrow(/starts with a scheme \((zk|zookeeper|tls):\/\/\): write host:port\[,host:port\.\.\.\]\[\/chroot\] without it/);
+    }
+    expect(parseConnectString('zk1:2181/app').chroot).toBe('/app');
+  });
+
   it('treats a bare / chroot as none', () => {
     expect(parseConnectString('a:1/').chroot).toBe('');
   });

@@ -38,6 +38,11 @@ export function parseConnectString(connectString: string): ConnectString {
   if (typeof connectString !== 'string' || connectString.trim() === '') {
     throw new InvalidArgumentError('connectString', 'must name at least one host');
   }
+  // `zk://host:2181` would otherwise be read as host `zk:` and chroot `//host:2181`.
+  const scheme = /^\s*([a-z][a-z0-9+.-]*):\/\//i.exec(connectString);
+  if (scheme) {
+    throw new InvalidArgumentError('connectString', `${JSON.stringify(connectString)} starts with a scheme (${scheme[1]}://): write host:port[,host:port...][/chroot] without it (TLS is the \`tls\` option)`);
+  }
   const slash = connectString.indexOf('/');
   const hostPart = slash === -1 ? connectString : connectString.slice(0, slash);
   const chroot = normaliseChroot(slash === -1 ? undefined : connectString.slice(slash));

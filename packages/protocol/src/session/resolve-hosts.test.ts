@@ -148,7 +148,7 @@ describe('hosts - resolver failures', () => {
     const dns = new FakeResolver(notFound('zk.test'));
     const err = (await connectError('zk.test:2181', { lookup: dns.lookup, connectTimeout: 400 })) as ConnectionLossError;
     expect(err).toBeInstanceOf(ConnectionLossError);
-    expect(err.message).toMatch(/^could not connect to zk\.test:2181 \(\d+ attempts\): could not resolve zk\.test:2181: getaddrinfo ENOTFOUND zk\.test$/);
+    expect(err.message).toMatch(/^could not connect to zk\.test:2181 \(\d+ attempts\): could not resolve zk\.test:2181: getaddrinfo ENOTFOUND zk\.test\. A host name did not resolve: check its spelling and this machine's DNS\.$/);
     expect(dns.calls.length).toBeGreaterThan(1);
     const attempt = (err.cause as AggregateError).errors[0] as Error;
     expect((attempt.cause as NodeJS.ErrnoException).code).toBe('ENOTFOUND');

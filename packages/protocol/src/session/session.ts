@@ -15,7 +15,7 @@ import type { JuteWriter } from '../jute/writer.js';
 import { readSetSASLResponse, writeAuthPacket, writeGetSASLRequest, type WatcherEvent } from '../jute/proto.js';
 import { AuthFailedError, ClientClosedError, ConnectionLossError, fromCode, SessionExpiredError } from '../errors.js';
 import { stripChroot } from '../util/paths.js';
-import { debug, eventChannel, proofChannel, publishState } from '../diagnostics.js';
+import { debug, debugEnabled, eventChannel, proofChannel, publishState } from '../diagnostics.js';
 import { Backoff } from './backoff.js';
 import type { Endpoint, HostAddress } from './hosts.js';
 import { dialOrder, endpointLabel, shuffleHosts } from './hosts.js';
@@ -235,7 +235,7 @@ export class Session {
     this.#preferred = undefined;
     const conn = this.#connection;
     if (plan.move && conn) {
-      debug('host list updated: leaving %s to rebalance', this.#host && endpointLabel(this.#host));
+      this.#debug('host list updated: leaving %s to rebalance', this.#host && endpointLabel(this.#host));
       conn.destroy(new ConnectionLossError('moving to another server to rebalance the ensemble'));
     }
     return plan.move;
@@ -299,7 +299,7 @@ export class Session {
         const addresses = await resolveHost(host.host, host.port, { lookup: this.#options.lookup, timeoutMs: this.#options.connectTimeout, signal });
         endpoints = dialOrder(host, addresses, this.#host);
       } catch (err) {
-        debug('%s', (err as Error)?.message);
+        this.#debug('%s', (err as Error)?.message);
         errors.push(err);
         return false;
       }
@@ -346,7 +346,7 @@ export class Session {
           close: (reason) => this.#onConnectionClosed(conn, reason),
           noMultiRead: () => {
             // A 3.5 server: back to it at once (the session lives there), reads alone from now on.
-            debug('%s has no multiRead: reconnecting without coalesced reads', endpointLabel(host));
+            this.#debug('%s has no multiRead: reconnecting without coalesced reads', endpointLabel(host));
             this.#noMultiRead.add(where);
             this.#preferred = host;
           },
@@ -364,7 +364,7 @@ export class Session {
         this.#transition('authFailed');
         throw err;
       }
-      debug('connect to %s failed: %s', endpointLabel(host), (err as Error)?.message);
+      this.#debug('connect to %s failed: %s', endpointLabel(host), (err as Error)?.message);
       errors.push(err);
       return false;
     }
@@ -443,7 +443,7 @@ export class Session {
     this.#negotiatedTimeout = conn.session.timeOut;
     this.#adoptedAt = performance.now();
     this.#moveOrder = [];
-    if (fresh) debug('server granted a new session 0x%s', this.#sessionId.toString(16));
+    if (fresh) this.#debug('server granted a new session 0x%s', this.#sessionId.toString(16));
     this.#clearLossTimer();
     if (conn.session.readOnly) {
       this.#transition('connectedReadOnly');
@@ -472,7 +472,7 @@ export class Session {
           if (address === this.#host?.address && host.port === this.#host.port) continue;
           if ((await probeReadWrite(address, host.port, timeoutMs)) === 'rw' && this.#connection === conn) {
             this.#preferred = { host: host.host, port: host.port, address };
-            debug('read-write server %s found; leaving the read-only one', endpointLabel(this.#preferred));
+            this.#debug('read-write server %s found; leaving the read-only one', endpointLabel(this.#preferred));
             conn.destroy(new ConnectionLossError('moving to a read-write server'));
             return;
           }
@@ -506,6 +506,11 @@ export class Session {
   /** Whether a request sent now may be held by the connection and fail as never sent ({@link Connection.mayHold}). */
   mayHold(coalesce: boolean): boolean {
     return this.#connection?.mayHold(coalesce) ?? false;
+  }
+
+  /** A `NODE_DEBUG=zk` line naming this session (two clients in one process can be told apart). */
+  #debug(format: string, ...args: unknown[]): void {
+    if (debugEnabled) debug(`session 0x%s: ${format}`, this.#sessionId.toString(16), ...args);
   }
 
   /** Resolves when the session is connected again, or rejects when it cannot be (or on abort). */
@@ -566,7 +571,7 @@ export class Session {
     this.#connection = undefined;
     this.#stopProbe();
     this.#proof.onConnectionChange();
-    debug('connection to %s closed: %s', this.#host && endpointLabel(this.#host), reason?.message);
+    this.#debug('connection to %s closed: %s', this.#host && endpointLabel(this.#host), reason?.message);
     if (isTerminal(this.#state)) return;
     this.#transition('suspended');
     this.#startLossTimer();
@@ -640,7 +645,7 @@ export class Session {
       try {
         l(next, prev);
       } catch (err) {
-        debug('state listener threw: %s', (err as Error)?.message);
+        this.#debug('state listener threw: %s', (err as Error)?.message);
       }
     }
     // The session's watches died with it: every listener is told once (Java delivers a None
