@@ -281,8 +281,10 @@ export class ZooKeeper implements AsyncDisposable {
     return withStat ? this.#statOf(created.path, options) : created;
   }
 
+  // Not bound to the caller's signal: the node exists by now, and a caller that aborts must still
+  // learn its path (a lock's sweep deletes it by path; aborted here, it had to look for it).
   async #statOf(path: string, options: CallOptions): Promise<{ path: string; stat: Stat }> {
-    const stat = await this.exists(path, { signal: options.signal });
+    const stat = await this.exists(path, options.timeout === undefined ? {} : { timeout: options.timeout });
     // Deleted between the two requests (by another session, or this one's expiry).
     if (stat === null) throw new NoNodeError(undefined, { op: 'create', path });
     return { path, stat };
