@@ -11,7 +11,7 @@
  *   the test server (each in a fresh namespace, as on a fresh server): each must exit by itself,
  *   with code 0, within a bound.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,41 +20,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { timing } from '../harness/index.js';
 import { connectString, TestSpace } from '../harness/fixtures.js';
 import { pointAt, readmeBlocks, type ReadmeBlock } from './readme-blocks.js';
+import { explain, run as runCommand, type Ran } from '../runtime/app.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const READMES = ['README.md', 'packages/protocol/README.md', 'packages/locks/README.md'].map((p) => join(repo, p));
 /** How long one README program may take, connect to exit. */
 const RUN_BOUND_MS = timing(20_000);
 
-interface Result {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
+const QUIET_ENV = { ...process.env, NODE_OPTIONS: '', NODE_DEBUG: '' };
 
 /** Runs a command to its end (or kills it after `timeoutMs`); never rejects. */
-function run(cmd: string, args: string[], cwd: string, timeoutMs = timing(120_000)): Promise<Result> {
-  const started = performance.now();
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: '', NODE_DEBUG: '' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', (err) => (stderr += String(err)));
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr, ms: performance.now() - started });
-    });
-  });
-}
-
-function explain(what: string, r: Result): string {
-  const how = r.signal ? `was killed (${r.signal}) after ${Math.round(r.ms)} ms` : `exited with ${r.code}`;
-  return `${what} ${how}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+function run(cmd: string, args: string[], cwd: string, timeoutMs = timing(120_000)): Promise<Ran> {
+  return runCommand(cmd, args, cwd, timeoutMs, QUIET_ENV);
 }
 
 const tsc = (app: string) => join(app, 'node_modules', 'typescript', 'bin', 'tsc');
