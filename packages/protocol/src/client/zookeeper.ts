@@ -740,8 +740,10 @@ export class ZooKeeper implements AsyncDisposable {
   }
 
   /**
-   * The typed error of a reply. Under a chroot a NoNode names it: a create directly below the
-   * chroot's root fails with NoNode only when the chroot itself is missing.
+   * The typed error of a reply, with the fix where one is known: Unimplemented names the server
+   * version the operation needs; a create's NoNode names the missing parent (or the chroot,
+   * directly below it) and `{ parents: true }`; NoNode under a chroot names it; NoAuth names
+   * where credentials come from.
    */
   #serverError(code: number, op: string, path: string | undefined, opCode?: number): ZooKeeperError {
     const since = code === ErrorCode.UNIMPLEMENTED && opCode !== undefined ? SINCE_VERSION.get(opCode) : undefined;
