@@ -11,8 +11,10 @@
 //   node scripts/release.mjs --check <tarball>...
 //                            only the checks, on tarballs made some other way
 //   node ../../scripts/release.mjs --guard
-//                            the packages' prepublishOnly: refuses a publish by anything but
-//                            pnpm, which alone turns `workspace:^` into a real version range
+//                            the packages' prepublishOnly and prepack: refuses a publish or a
+//                            pack by anything but this script's pnpm, which alone turns
+//                            `workspace:^` into a real version range and applies publishConfig
+//                            (`npm pack` in a package directory names the pack command instead)
 //
 // Every build here is `tsc -b` and then the single-file entries (scripts/bundle.mjs) that the
 // packages' publishConfig names as main, exports and bin in the tarball.
@@ -121,10 +123,11 @@ function packAll(dest) {
   const tarballs = [];
   const problems = [];
   for (const { dir, manifest } of publicPackages()) {
-    // npm's and pnpm's tarball name: @scope/name 1.2.3 -> scope-name-1.2.3.tgz
-    const tarball = join(dest, `${manifest.name.replace(/^@/, '').replace('/', '-')}-${manifest.version}.tgz`);
+    const tarball = join(dest, tarballName(manifest));
     rmSync(tarball, { force: true });
-    run(bin('pnpm'), ['pack', '--pack-destination', dest], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+    // ZK_RELEASE lets the package's prepack guard through: this pnpm packs what was just built.
+    const env = { ...process.env, ZK_RELEASE: '1' };
+    run(bin('pnpm'), ['pack', '--pack-destination', dest], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'], env });
     if (!existsSync(tarball)) fail(`pnpm pack of ${manifest.name} did not make ${tarball}`);
     for (const p of checkTarball(tarball)) problems.push(`${manifest.name}: ${p}`);
     tarballs.push({ name: manifest.name, version: manifest.version, dir, tarball, bytes: statSync(tarball).size });
@@ -151,18 +154,57 @@ function pruneStale(dist) {
   }
 }
 
+/** `npm install` of every public package's tarball as `--pack <dir>` names it. */
+function installLine(dir) {
+  // A package others depend on first (@zk/protocol, then @zk/locks), as a reader expects.
+  const packages = publicPackages().sort((a, b) => workspaceRanges(a.manifest).length - workspaceRanges(b.manifest).length);
+  return `npm install ${packages.map(({ manifest }) => `${dir}/${tarballName(manifest)}`).join(' ')}`;
+}
+
+/** npm's and pnpm's tarball name: @scope/name 1.2.3 -> scope-name-1.2.3.tgz */
+function tarballName(manifest) {
+  return `${manifest.name.replace(/^@/, '').replace('/', '-')}-${manifest.version}.tgz`;
+}
+
 /**
- * prepublishOnly of each package: only this script's pnpm publish (through changeset publish, or
- * the dry run) may publish; npm publish would ship "workspace:^" as it is, and a bare pnpm publish
- * would skip the clean build and the tarball checks.
+ * prepublishOnly and prepack of each package: only this script's pnpm (marked by ZK_RELEASE) may
+ * pack or publish. pnpm 9 runs prepack too, for `pnpm pack` and `pnpm publish`, so the user agent
+ * alone does not tell this script's pnpm, which packs what it has just built and then checks the
+ * tarball, from a bare `pnpm pack` of whatever dist holds. npm and yarn ignore publishConfig (the
+ * tarball's main and exports would name dist/index.js, which `files` leaves out: the bundle is
+ * the entry) and ship "workspace:^" as it is, which npm then refuses to install.
  */
 function guard() {
   const agent = process.env.npm_config_user_agent ?? '';
-  if (!agent.startsWith('pnpm/') || process.env.ZK_RELEASE !== '1') {
+  if (agent.startsWith('pnpm/') && process.env.ZK_RELEASE === '1') return;
+  const tool = agent.split('/')[0] || 'npm';
+  // prepublishOnly runs before prepack, so a publish stops there with the publish message.
+  if (process.env.npm_lifecycle_event !== 'prepack' || process.env.npm_command === 'publish') {
     fail(
-      `publish with \`npm run release\` at the repository root, not \`${agent.split('/')[0] || 'npm'} publish\`: ` +
+      `publish with \`npm run release\` at the repository root, not \`${tool} publish\`: ` +
         'it builds from clean and checks the tarballs, and its pnpm replaces "workspace:^" with a real version range',
     );
+  }
+  const manifest = JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8'));
+  const why =
+    tool === 'pnpm'
+      ? 'a bare pnpm pack packs whatever dist holds, perhaps stale or without the bundled entry, and checks nothing'
+      : `its tarball would not work: ${tool} ignores publishConfig, so its main and exports would name dist/index.js, which is not packed` +
+        workspaceRanges(manifest).map((r) => `, and it would keep ${r.replace(/^\w+\.(.*): (.*)$/, '"$1": "$2"')}, which npm cannot install`).join('');
+  fail(
+    `\`${tool} pack\` of ${manifest.name} stopped before packing, as ${why}.\n` +
+      `From the repository root (cd ${relative(process.cwd(), root) || '.'}), build, pack and check both packages with:\n` +
+      '  node scripts/release.mjs --pack <dir>\n' +
+      'then install the tarballs in your app:\n' +
+      `  ${installLine('<dir>')}`,
+  );
+}
+
+/** Stops, naming the command that installs them, when the workspace's tools are not installed (a fresh clone). */
+function needDependencies() {
+  const missing = ['pnpm', 'tsc', 'changeset'].filter((name) => !existsSync(bin(name)));
+  if (missing.length > 0 || !existsSync(join(root, 'node_modules', 'esbuild'))) {
+    fail(`the workspace dependencies are not installed (no ${missing.map((m) => `node_modules/.bin/${m}`).join(', ') || 'node_modules/esbuild'}): run \`node scripts/bootstrap.mjs setup\` first`);
   }
 }
 
@@ -179,15 +221,18 @@ if (args[0] === '--guard') {
   if (problems.length > 0) fail(`not fit to publish:\n  ${problems.join('\n  ')}`);
 } else if (args[0] === '--pack') {
   if (!args[1]) fail('--pack needs a directory');
+  needDependencies();
   // Not a clean build (others may be using dist), but nothing left from a deleted source.
   for (const { dir } of publicPackages()) pruneStale(join(dir, 'dist'));
   run(bin('tsc'), ['-b', ...publicPackages().map((p) => p.dir)]);
   await bundleAll({ force: true });
   for (const t of packAll(resolve(args[1]))) process.stdout.write(`${JSON.stringify(t)}\n`);
+  log(`packed and checked; install them in your app with: ${installLine(resolve(args[1]))}`);
 } else {
   // Anything else is a mistake, never a publish (a mistyped --dry-run must not publish).
   if (args.length > 1 || (args.length === 1 && args[0] !== '--dry-run')) fail(`unknown arguments: ${args.join(' ')} (use --dry-run, --pack <dir>, --check <tarball>...)`);
   const dryRun = args[0] === '--dry-run';
+  needDependencies();
   if (!dryRun) {
     const dirty = spawnSync('git', ['status', '--porcelain'], { cwd: root, encoding: 'utf8' }).stdout.trim();
     if (dirty) fail(`the working tree has uncommitted changes; commit them first:\n${dirty}`);
