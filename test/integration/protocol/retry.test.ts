@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConnectionLossError, CreateMode, retry, ZooKeeper, type ZooKeeperError } from '@zk/protocol';
-import { waitFor, waitForState, type TcpProxy } from '../../harness/index.js';
+import { ConnectionLossError, CreateMode, retry, ZooKeeper, type ClientOptions, type ZooKeeperError } from '@zk/protocol';
+import { timing, waitFor, waitForState, type TcpProxy } from '../../harness/index.js';
 import { connectString, proxyToServer, TestSpace } from '../../harness/fixtures.js';
 
 let space: TestSpace;
@@ -106,6 +106,85 @@ describe('retry - against a dropped connection', () => {
     expect(errors[0]).toBeInstanceOf(ConnectionLossError);
     expect(errors[0]?.notSent).toBe(true);
     expect((await zk.getData('/w')).data.toString()).toBe('once');
+  });
+});
+
+describe('retry - the client-wide policy (the retry option)', () => {
+  function viaProxyWith(retry: ClientOptions['retry']): Promise<ZooKeeper> {
+    return ZooKeeper.connect(`${proxy.connectString}${space.root}`, { sessionTimeout: 10_000, connectTimeout: 2000, retry });
+  }
+
+  it('a read whose reply was lost is repeated and succeeds; without the policy it fails (control)', async () => {
+    await using zk = await viaProxyWith({ baseDelay: 50, maxAttempts: 100, maxElapsed: 20_000 });
+    await zk.create('/r', 'value');
+    const { data } = await loseReply(zk, () => zk.getData('/r'), async () => true);
+    expect(data.toString()).toBe('value');
+
+    await using plain = await viaProxyWith(false);
+    await waitForState(plain, 'connected');
+    const err = await loseReply(plain, () => plain.getData('/r'), async () => true).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConnectionLossError);
+    expect((err as ZooKeeperError).notSent).toBe(false);
+  });
+
+  it('a write made while disconnected is sent once the session is back, and applied once; without the policy it fails unsent (control)', async () => {
+    const retried: ZooKeeperError[] = [];
+    await using zk = await viaProxyWith({ baseDelay: 50, maxDelay: 200, maxAttempts: 1000, maxElapsed: 20_000, onRetry: (e) => retried.push(e) });
+    proxy.block();
+    await waitForState(zk, 'suspended');
+    const made = zk.create('/w', 'once');
+    await waitFor('a retry', () => (retried.length > 0 ? true : undefined));
+    proxy.unblock();
+    expect(await made).toBe('/w');
+    expect(retried[0]).toBeInstanceOf(ConnectionLossError);
+    expect(retried[0]?.notSent).toBe(true);
+    expect(retried[0]?.op).toBe('create');
+    expect((await zk.getData('/w')).data.toString()).toBe('once');
+
+    await using plain = await viaProxyWith(false);
+    proxy.block();
+    await waitForState(plain, 'suspended');
+    const err = await plain.create('/w2', 'x').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConnectionLossError);
+    expect((err as ZooKeeperError).notSent).toBe(true);
+    proxy.unblock();
+  });
+
+  it('never repeats a sequential create whose reply was lost: one node, and the ConnectionLoss', async () => {
+    const retried: ZooKeeperError[] = [];
+    await using zk = await viaProxyWith({ baseDelay: 10, maxAttempts: 100, onRetry: (e) => retried.push(e) });
+    const admin = await space.admin();
+    await zk.create('/q');
+    const count = async () => (await admin.getChildren(`${space.root}/q`)).length;
+    const err = await loseReply(zk, () => zk.create('/q/n-', null, { mode: CreateMode.PERSISTENT_SEQUENTIAL }), async () => (await count()) === 1).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConnectionLossError);
+    expect((err as ZooKeeperError).op).toBe('create');
+    expect(retried).toEqual([]);
+    await waitForState(zk, 'connected');
+    expect(await count()).toBe(1);
+  });
+
+  it("the call's timeout bounds the whole call, retries included; its signal ends a back-off", async () => {
+    const retried: number[] = [];
+    await using zk = await viaProxyWith({ baseDelay: 50, maxDelay: 100, maxAttempts: 10_000, onRetry: (_e, attempt) => retried.push(attempt) });
+    proxy.block();
+    await waitForState(zk, 'suspended');
+    const t0 = performance.now();
+    const err = await zk.getData('/nothing', { timeout: 1000 }).catch((e: unknown) => e);
+    const took = performance.now() - t0;
+    expect(err).toBeInstanceOf(ConnectionLossError);
+    expect(retried.length).toBeGreaterThan(3);
+    expect(took).toBeGreaterThan(800);
+    expect(took).toBeLessThan(1000 + timing(1000));
+
+    const ac = new AbortController();
+    const reason = new Error('the caller gave up');
+    const aborted = zk.exists('/nothing', { signal: ac.signal }).catch((e: unknown) => e);
+    const before = retried.length;
+    await waitFor('a retry of the exists', () => (retried.length > before ? true : undefined));
+    ac.abort(reason);
+    expect(await aborted).toBe(reason);
+    proxy.unblock();
   });
 });
 

@@ -9,6 +9,7 @@ import { validateTimeout } from '../util/abort.js';
 import { authBytes } from './data.js';
 import type { SaslOptions } from '../session/sasl.js';
 import type { LookupFunction } from '../connection/resolve.js';
+import { resolveRetryPolicy, type ClientRetryOptions } from './retry-policy.js';
 
 /** Options of {@link ZooKeeper.connect}. */
 export interface ClientOptions {
@@ -90,6 +91,29 @@ export interface ClientOptions {
    * ConnectionLoss: they may or may not have been applied, and are never resent.
    */
   whileDisconnected?: 'fail' | 'wait';
+  /**
+   * The client-wide retry policy (default `false`: each call fails with its first error, and
+   * `retry()` is for the calls you choose). `true` or the options of `retry()`
+   * (`maxAttempts` 5, `baseDelay` 100 ms doubling up to `maxDelay` 10 s, full jitter,
+   * `maxElapsed`, `onRetry`) make every call repeat its request, as Curator's framework-wide
+   * `RetryPolicy` does, after an error that leaves no doubt that repeating is safe
+   * ({@link isSafeToRetry}):
+   *
+   * - a request that was never sent (ConnectionLoss while disconnected, with
+   *   `whileDisconnected: 'fail'`) or that the server refused unexecuted (ThrottledOp): any
+   *   operation, writes included;
+   * - ConnectionLoss or a deadline after sending: reads only (exists, getData, getChildren,
+   *   getACL, getConfig, multiRead, sync, ...). A write whose outcome is unknown (create,
+   *   setData, delete, multi, ...) is never repeated: it may have been applied, and a repeat could
+   *   apply it twice (a second sequential node) or fail misleadingly (NodeExists, BadVersion,
+   *   NoNode for a write that happened). Wrap such a write in `retry()` with `idempotent`
+   *   when a repeat cannot harm (a conditional write), or check and repeat yourself.
+   *
+   * A call's `timeout` (else `requestTimeout`) and `maxElapsed` bound the whole call, retries
+   * included; its `signal` ends the back-off at once. Applies to the recipes' requests too (they
+   * also wait out a disconnection by themselves). SessionExpired is never retried.
+   */
+  retry?: boolean | ClientRetryOptions;
   /** SASL credentials (DIGEST-MD5), authenticated on every connection before any request. */
   sasl?: SaslOptions;
   /**
@@ -139,6 +163,7 @@ export interface ResolvedOptions {
   lookup: LookupFunction | undefined;
   auth: ReadonlyArray<{ scheme: string; auth: Buffer }>;
   whileDisconnected: 'fail' | 'wait';
+  retry: ClientRetryOptions | undefined;
   createChroot: boolean;
   trackEnsemble: boolean;
   session: { id: bigint; password: Buffer } | undefined;
@@ -197,6 +222,7 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
     lookup: options.lookup,
     auth,
     whileDisconnected: options.whileDisconnected ?? 'fail',
+    retry: resolveRetryPolicy(options.retry),
     createChroot: options.createChroot ?? false,
     trackEnsemble: options.trackEnsemble ?? false,
     sasl: options.sasl,

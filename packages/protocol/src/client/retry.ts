@@ -10,7 +10,7 @@ import { setLongTimeout, type LongTimeout } from '../util/timer.js';
 
 /** Options of {@link retry}. */
 export interface RetryOptions {
-  /** Attempts in all, the first one included (default 5); an integer >= 1. */
+  /** Attempts in all, the first one included (default 5); an integer >= 1, or Infinity (then `maxElapsed` or the signal ends it). */
   maxAttempts?: number;
   /**
    * Milliseconds from the first attempt after which no new attempt starts and the attempt under
@@ -87,7 +87,7 @@ export function isSafeToRetry(error: unknown, options: { idempotent?: boolean } 
  */
 export async function retry<T>(fn: (attempt: RetryAttempt) => Promise<T>, options: RetryOptions = {}): Promise<T> {
   const { maxAttempts = 5, baseDelay = 100, maxDelay = 10_000, random = Math.random } = options;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new InvalidArgumentError('maxAttempts', `must be an integer >= 1, got ${String(maxAttempts)}`);
+  if (!(Number.isInteger(maxAttempts) || maxAttempts === Infinity) || maxAttempts < 1) throw new InvalidArgumentError('maxAttempts', `must be an integer >= 1 or Infinity, got ${String(maxAttempts)}`);
   validateTimeout(options.maxElapsed, 'maxElapsed');
   validateTimeout(baseDelay, 'baseDelay');
   validateTimeout(maxDelay, 'maxDelay');
@@ -109,7 +109,7 @@ export async function retry<T>(fn: (attempt: RetryAttempt) => Promise<T>, option
         return await fn({ attempt, signal: ac.signal });
       } catch (err) {
         if (ac.signal.aborted || attempt >= maxAttempts || !isSafeToRetry(err, options)) throw err;
-        const delay = random() * Math.min(maxDelay, baseDelay * 2 ** (attempt - 1));
+        const delay = backoffDelay(attempt, { baseDelay, maxDelay, random });
         if (options.maxElapsed !== undefined && performance.now() - start + delay >= options.maxElapsed) throw err;
         options.onRetry?.(err as ZooKeeperError, attempt, delay);
         await sleep(delay, ac.signal);
@@ -121,17 +121,27 @@ export async function retry<T>(fn: (attempt: RetryAttempt) => Promise<T>, option
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/**
+ * @internal The back-off before retry number `attempt` (from 1): "full jitter", a random time in
+ * [0, min(maxDelay, baseDelay * 2^(attempt-1))).
+ */
+export function backoffDelay(attempt: number, options: Pick<RetryOptions, 'baseDelay' | 'maxDelay' | 'random'>): number {
+  const { baseDelay = 100, maxDelay = 10_000, random = Math.random } = options;
+  return random() * Math.min(maxDelay, baseDelay * 2 ** (attempt - 1));
+}
+
+/** @internal Waits `ms`; rejects with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       timer.clear();
-      reject(abortReason(signal));
+      reject(abortReason(signal as AbortSignal));
     };
     const timer = setLongTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
+      signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -21,6 +21,7 @@ import { OPEN_ACL_UNSAFE, validateACL, type ACL } from './acl.js';
 import { resolveOptions, type ClientOptions, type ResolvedOptions } from './options.js';
 import { addChroot, parentPath, stripChroot, validatePath } from '../util/paths.js';
 import { Budget, createWithParents, deleteRecursive, ensurePath, validateParents, type ParentsMode, type TreeClient } from './tree.js';
+import { withRetryPolicy } from './retry-policy.js';
 import { Transaction, type MultiReadOp, type MultiReadResult, executeMultiRead } from './transaction.js';
 import type { MultiOpInput } from '../jute/multi.js';
 import type { Reply } from '../connection/connection.js';
@@ -361,13 +362,9 @@ export class ZooKeeper implements AsyncDisposable {
     validatePath(path);
     const p = addChroot(this.#chroot, path);
     const watch = options.watch !== undefined;
-    const notSent = this.#unsendable();
-    let reply: Reply<proto.ExistsResponse>;
-    try {
-      reply = await this.#send(OpCode.exists, 'exists', path, (w) => proto.writeExistsRequest(w, { path: p, watch }), proto.readExistsResponse, options);
-    } catch (err) {
-      throw withContext(err, 'exists', path, notSent);
-    }
+    const once = (o: CallOptions) => this.rawRequest(OpCode.exists, 'exists', path, (w) => proto.writeExistsRequest(w, { path: p, watch }), proto.readExistsResponse, o, true);
+    const policy = this.#options.retry;
+    const reply = await (policy === undefined ? once(options) : withRetryPolicy(policy, options, this.#options.requestTimeout, once));
     if (reply.err === 0) {
       if (options.watch) this.#session.watches.add('data', path, options.watch);
       return (reply.body as proto.ExistsResponse).stat;
@@ -674,8 +671,13 @@ export class ZooKeeper implements AsyncDisposable {
     await this.close();
   }
 
-  /** @internal Sends a request and returns the raw reply (err not turned into an exception). */
-  async rawRequest<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions) {
+  /**
+   * @internal Sends a request and returns the raw reply (err not turned into an exception), under
+   * the client's retry policy (`once`: exactly one attempt, for callers that apply it themselves).
+   */
+  async rawRequest<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions, once = false): Promise<Reply<T>> {
+    const policy = this.#options.retry;
+    if (policy !== undefined && !once) return withRetryPolicy(policy, options, this.#options.requestTimeout, (o) => this.rawRequest(op, opName, path, write, read, o, true));
     const notSent = this.#unsendable();
     try {
       return await this.#send(op, opName, path, write, read, options);
@@ -720,7 +722,14 @@ export class ZooKeeper implements AsyncDisposable {
   // Not an async function: one promise (the `then`) instead of an async frame and its await,
   // on the path every request takes.
   // `coalesce`: a watch-less getData or getChildren, which coalesceReads may batch.
+  // Under the client's retry policy when it has one (client/retry-policy.ts).
   #call<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions, coalesce = false): Promise<T> {
+    const policy = this.#options.retry;
+    if (policy === undefined) return this.#callOnce(op, opName, path, write, read, options, coalesce);
+    return withRetryPolicy(policy, options, this.#options.requestTimeout, (o) => this.#callOnce(op, opName, path, write, read, o, coalesce));
+  }
+
+  #callOnce<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions, coalesce: boolean): Promise<T> {
     let sent: Promise<Reply<T>>;
     const notSent = this.#unsendable();
     try {
