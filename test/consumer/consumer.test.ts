@@ -7,9 +7,10 @@
  * - imports and requires both packages from JavaScript, and from TypeScript with `module`
  *   node16, node20 and nodenext, in ESM and CommonJS projects;
  * - compiles a strict program against the shipped .d.ts (skipLibCheck off);
- * - runs every ```ts block of the three READMEs as written, with its connect string pointed at
- *   the test server (each in a fresh namespace, as on a fresh server): each must exit by itself,
- *   with code 0, within a bound.
+ * - runs every ```ts block of the three READMEs as written (compiled by tsc), and every ```js
+ *   block (the plain JavaScript variants) as written, with its connect string pointed at the
+ *   test server (each in a fresh namespace, as on a fresh server): each must exit by itself, with
+ *   code 0, within a bound.
  */
 import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -115,7 +116,8 @@ describe('consumer: the packed packages installed with npm', () => {
     // Negative control of the check the release and the packing above rely on.
     const dir = join(work, 'npm-pack');
     mkdirSync(dir);
-    const packed = await run('npm', ['pack', '--pack-destination', dir, '--loglevel=error'], join(repo, 'packages', 'locks'));
+    // --ignore-scripts: past the package's prepack guard, which stops a plain `npm pack` (pack.test.ts).
+    const packed = await run('npm', ['pack', '--ignore-scripts', '--pack-destination', dir, '--loglevel=error'], join(repo, 'packages', 'locks'));
     expect(packed.code, explain('npm pack', packed)).toBe(0);
     const checked = await run(process.execPath, [join(repo, 'scripts', 'release.mjs'), '--check', join(dir, packed.stdout.trim().split('\n').at(-1)!)], repo);
     expect(checked.code).toBe(1);
@@ -229,7 +231,7 @@ describe('consumer: the packed packages installed with npm', () => {
   });
 });
 
-const blocks: ReadmeBlock[] = READMES.flatMap((p) => readmeBlocks(p, repo));
+const blocks: ReadmeBlock[] = READMES.flatMap((p) => readmeBlocks(p, repo, { js: true }));
 const runnable = blocks.filter((b) => b.notRunnable === undefined);
 const spaces = new Map<string, TestSpace>();
 
@@ -245,10 +247,20 @@ function writeBlocks(): void {
   }
 }
 
-describe('consumer: every ```ts block of the READMEs runs as written', () => {
+describe('consumer: every ```ts and ```js block of the READMEs runs as written', () => {
   it('finds the blocks, and few are marked not runnable', () => {
     expect(runnable.length).toBeGreaterThanOrEqual(3);
     expect(blocks.length - runnable.length).toBeLessThanOrEqual(Math.max(2, blocks.length / 4));
+  });
+
+  it('each README whose TypeScript uses `await using` has a plain JavaScript variant without it (Node 20 and 22 cannot parse it)', () => {
+    for (const readme of READMES) {
+      const mine = blocks.filter((b) => b.where.startsWith(`${readme.slice(repo.length)}:`));
+      if (!mine.some((b) => b.lang === 'ts' && /\bawait using\b/.test(b.code))) continue;
+      const js = mine.filter((b) => b.lang === 'js' && b.notRunnable === undefined);
+      expect(js.length, `${readme}: no runnable \`\`\`js block`).toBeGreaterThan(0);
+      for (const b of js) expect(b.code, b.where).not.toMatch(/\bawait using\b|\busing\s+\w+\s*=/);
+    }
   });
 
   it.each(runnable.map((b) => [b.where, b] as const))('%s', async (_where, block) => {

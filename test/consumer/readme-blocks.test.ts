@@ -42,6 +42,15 @@ describe('consumer: README block extraction', () => {
     ]);
     expect(blocks[0]!.code).toBe("const a = '```';\n");
     expect(blocks[2]!.code).toBe('const c = `\n```\n`;\n');
+    // With js: the plain JavaScript variants too, as .mjs files.
+    const withJs = readmeBlocks(join(dir, 'packages/locks/README.md'), dir, { js: true });
+    expect(withJs.map((b) => [b.where, b.lang, b.fileName])).toEqual([
+      ['packages/locks/README.md:5', 'ts', 'locks-5.ts'],
+      ['packages/locks/README.md:11', 'ts', 'locks-11.ts'],
+      ['packages/locks/README.md:14', 'ts', 'locks-14.ts'],
+      ['packages/locks/README.md:19', 'js', 'locks-19.mjs'],
+    ]);
+    expect(withJs[3]!.code).toBe('d();\n');
   });
 
   it('points connect string literals at the test server, keeping their chroot below the namespace', () => {

@@ -1,6 +1,7 @@
 /**
- * The ```ts blocks of the READMEs, as programs the consumer test compiles and runs. A block that
- * is a fragment, not a program, says so on the line before its fence:
+ * The ```ts blocks of the READMEs (and, when asked, the ```js ones: plain JavaScript variants),
+ * as programs the consumer test compiles and runs. A block that is a fragment, not a program,
+ * says so on the line before its fence:
  *
  *     <!-- not-runnable: the reason -->
  */
@@ -11,7 +12,9 @@ import { basename, dirname, relative } from 'node:path';
 export interface ReadmeBlock {
   /** Where it is, as `path:line` of its opening fence (path relative to `root`). */
   readonly where: string;
-  /** A file name for it: `<package>-<line>.ts` (`root` for the repository README). */
+  /** `ts` for a ```ts block, `js` for a ```js one (plain JavaScript, run as written). */
+  readonly lang: 'ts' | 'js';
+  /** A file name for it: `<package>-<line>.ts`, or `.mjs` for a js block (`root` for the repository README). */
   readonly fileName: string;
   readonly code: string;
   /** The reason given by a `<!-- not-runnable: ... -->` marker; undefined for a program. */
@@ -20,8 +23,8 @@ export interface ReadmeBlock {
 
 const NOT_RUNNABLE = /^<!--\s*not-runnable:\s*(.+?)\s*-->$/;
 
-/** Every ```ts (or ```typescript) block of the markdown file `path`. */
-export function readmeBlocks(path: string, root: string): ReadmeBlock[] {
+/** Every ```ts (or ```typescript) block of the markdown file `path`; with `js`, the ```js (```javascript) blocks too. */
+export function readmeBlocks(path: string, root: string, options: { js?: boolean } = {}): ReadmeBlock[] {
   const lines = readFileSync(path, 'utf8').split('\n');
   const rel = relative(root, path);
   const name = dirname(rel) === '.' ? 'root' : basename(dirname(rel));
@@ -32,13 +35,15 @@ export function readmeBlocks(path: string, root: string): ReadmeBlock[] {
     const [, indent, fence, lang] = open;
     let end = i + 1;
     while (end < lines.length && lines[end]!.trim() !== fence) end++;
-    if (lang === 'ts' || lang === 'typescript') {
+    const kind = lang === 'ts' || lang === 'typescript' ? 'ts' : options.js && (lang === 'js' || lang === 'javascript') ? 'js' : undefined;
+    if (kind !== undefined) {
       let before = i - 1;
       while (before >= 0 && lines[before]!.trim() === '') before--;
       const marker = before >= 0 ? NOT_RUNNABLE.exec(lines[before]!.trim()) : null;
       blocks.push({
         where: `${rel}:${i + 1}`,
-        fileName: `${name}-${i + 1}.ts`,
+        lang: kind,
+        fileName: `${name}-${i + 1}.${kind === 'ts' ? 'ts' : 'mjs'}`,
         code: lines.slice(i + 1, end).map((l) => l.slice(indent!.length)).join('\n') + '\n',
         notRunnable: marker?.[1],
       });

@@ -114,16 +114,27 @@ export async function buildApp(hosts: Promise<string>): Promise<App> {
   return { dir, zkLock, blocks, timings };
 }
 
-/** Writes the README blocks as `ts` and compiles them to `esnext` and `es2022` (emit only: the consumer test type-checks them). */
+/**
+ * Writes the README's ```ts blocks as `ts` and compiles them to `esnext` and `es2022` (emit only:
+ * the consumer test type-checks them); its ```js blocks are run as written, in every form.
+ */
 async function writeBlocks(dir: string, hosts: string): Promise<AppBlock[]> {
   const src = join(dir, 'readme', 'ts');
   const npm = join(dir, 'readme', 'ts-npm');
   mkdirSync(src, { recursive: true });
   mkdirSync(npm);
   const blocks: AppBlock[] = [];
-  for (const block of READMES.flatMap((p) => readmeBlocks(p, repo)).filter((b) => b.notRunnable === undefined)) {
-    const base = `/runtime-readme/${block.fileName.replace(/\.ts$/, '')}`;
+  mkdirSync(join(dir, 'readme', 'js'));
+  for (const block of READMES.flatMap((p) => readmeBlocks(p, repo, { js: true })).filter((b) => b.notRunnable === undefined)) {
+    const base = `/runtime-readme/${block.fileName.replace(/\.m?[jt]s$/, '')}`;
     const { code } = pointAt(block.code, hosts, base);
+    if (block.lang === 'js') {
+      // Plain JavaScript, run as written (bare specifiers, through the app's node_modules) in every form.
+      const file = join('readme', 'js', block.fileName);
+      writeFileSync(join(dir, file), code);
+      blocks.push({ where: block.where, base, files: { ts: file, 'ts-npm': file, esnext: file, es2022: file } });
+      continue;
+    }
     writeFileSync(join(src, block.fileName), code);
     writeFileSync(join(npm, block.fileName), code.replace(/(from\s+['"])(@zk\/)/g, '$1npm:$2'));
     const js = block.fileName.replace(/\.ts$/, '.js');
