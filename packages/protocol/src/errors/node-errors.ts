@@ -31,7 +31,6 @@ export class NoNodeError extends ZooKeeperError {
     brandError(this, 'NoNodeError');
   }
   override name = 'NoNodeError';
-  /** `message` replaces the default (`NONODE`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.NONODE, message, context);
   }
@@ -54,7 +53,6 @@ export class NoAuthError extends ZooKeeperError {
     brandError(this, 'NoAuthError');
   }
   override name = 'NoAuthError';
-  /** `message` replaces the default (`NOAUTH`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.NOAUTH, message, context);
   }
@@ -85,7 +83,6 @@ export class BadVersionError extends ZooKeeperError {
     brandError(this, 'BadVersionError');
   }
   override name = 'BadVersionError';
-  /** `message` replaces the default (`BADVERSION`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.BADVERSION, message, context);
   }
@@ -101,7 +98,6 @@ export class NoChildrenForEphemeralsError extends ZooKeeperError {
     brandError(this, 'NoChildrenForEphemeralsError');
   }
   override name = 'NoChildrenForEphemeralsError';
-  /** `message` replaces the default (`NOCHILDRENFOREPHEMERALS`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.NOCHILDRENFOREPHEMERALS, message, context);
   }
@@ -122,7 +118,6 @@ export class NodeExistsError extends ZooKeeperError {
     brandError(this, 'NodeExistsError');
   }
   override name = 'NodeExistsError';
-  /** `message` replaces the default (`NODEEXISTS`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.NODEEXISTS, message, context);
   }
@@ -138,7 +133,6 @@ export class NotEmptyError extends ZooKeeperError {
     brandError(this, 'NotEmptyError');
   }
   override name = 'NotEmptyError';
-  /** `message` replaces the default (`NOTEMPTY`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.NOTEMPTY, message, context);
   }
@@ -156,7 +150,6 @@ export class InvalidACLError extends ZooKeeperError {
     brandError(this, 'InvalidACLError');
   }
   override name = 'InvalidACLError';
-  /** `message` replaces the default (`INVALIDACL`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.INVALIDACL, message, context);
   }
@@ -174,7 +167,6 @@ export class BadArgumentsError extends ZooKeeperError {
     brandError(this, 'BadArgumentsError');
   }
   override name = 'BadArgumentsError';
-  /** `message` replaces the default (`BADARGUMENTS`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.BADARGUMENTS, message, context);
   }
@@ -190,7 +182,6 @@ export class QuotaExceededError extends ZooKeeperError {
     brandError(this, 'QuotaExceededError');
   }
   override name = 'QuotaExceededError';
-  /** `message` replaces the default (`QUOTAEXCEEDED`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.QUOTAEXCEEDED, message, context);
   }
@@ -208,7 +199,6 @@ export class EphemeralOnLocalSessionError extends ZooKeeperError {
     brandError(this, 'EphemeralOnLocalSessionError');
   }
   override name = 'EphemeralOnLocalSessionError';
-  /** `message` replaces the default (`EPHEMERALONLOCALSESSION`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.EPHEMERALONLOCALSESSION, message, context);
   }
@@ -227,7 +217,6 @@ export class NoWatcherError extends ZooKeeperError {
     brandError(this, 'NoWatcherError');
   }
   override name = 'NoWatcherError';
-  /** `message` replaces the default (`NOWATCHER`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.NOWATCHER, message, context);
   }

@@ -22,7 +22,6 @@ export class UnimplementedError extends ZooKeeperError {
     brandError(this, 'UnimplementedError');
   }
   override name = 'UnimplementedError';
-  /** `message` replaces the default (`UNIMPLEMENTED`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.UNIMPLEMENTED, message, context);
   }
@@ -38,7 +37,6 @@ export class NewConfigNoQuorumError extends ZooKeeperError {
     brandError(this, 'NewConfigNoQuorumError');
   }
   override name = 'NewConfigNoQuorumError';
-  /** `message` replaces the default (`NEWCONFIGNOQUORUM`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.NEWCONFIGNOQUORUM, message, context);
   }
@@ -54,7 +52,6 @@ export class ReconfigInProgressError extends ZooKeeperError {
     brandError(this, 'ReconfigInProgressError');
   }
   override name = 'ReconfigInProgressError';
-  /** `message` replaces the default (`RECONFIGINPROGRESS`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.RECONFIGINPROGRESS, message, context);
   }
@@ -70,7 +67,6 @@ export class ReconfigDisabledError extends ZooKeeperError {
     brandError(this, 'ReconfigDisabledError');
   }
   override name = 'ReconfigDisabledError';
-  /** `message` replaces the default (`RECONFIGDISABLED`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.RECONFIGDISABLED, message, context);
   }
@@ -86,7 +82,6 @@ export class RuntimeInconsistencyError extends ZooKeeperError {
     brandError(this, 'RuntimeInconsistencyError');
   }
   override name = 'RuntimeInconsistencyError';
-  /** `message` replaces the default (`RUNTIMEINCONSISTENCY`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.RUNTIMEINCONSISTENCY, message, context);
   }
@@ -101,7 +96,6 @@ export class DataInconsistencyError extends ZooKeeperError {
     brandError(this, 'DataInconsistencyError');
   }
   override name = 'DataInconsistencyError';
-  /** `message` replaces the default (`DATAINCONSISTENCY`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.DATAINCONSISTENCY, message, context);
   }
@@ -118,7 +112,6 @@ export class MarshallingError extends ZooKeeperError {
     brandError(this, 'MarshallingError');
   }
   override name = 'MarshallingError';
-  /** `message` replaces the default (`MARSHALLINGERROR`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.MARSHALLINGERROR, message, context);
   }
@@ -134,7 +127,6 @@ export class SystemError extends ZooKeeperError {
     brandError(this, 'SystemError');
   }
   override name = 'SystemError';
-  /** `message` replaces the default (`SYSTEMERROR`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.SYSTEMERROR, message, context);
   }
@@ -150,7 +142,6 @@ export class ApiError extends ZooKeeperError {
     brandError(this, 'ApiError');
   }
   override name = 'ApiError';
-  /** `message` replaces the default (`APIERROR`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.APIERROR, message, context);
   }
@@ -166,7 +157,6 @@ export class InvalidCallbackError extends ZooKeeperError {
     brandError(this, 'InvalidCallbackError');
   }
   override name = 'InvalidCallbackError';
-  /** `message` replaces the default (`INVALIDCALLBACK`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.INVALIDCALLBACK, message, context);
   }

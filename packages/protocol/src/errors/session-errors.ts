@@ -33,7 +33,6 @@ export class ConnectionLossError extends ZooKeeperError {
     brandError(this, 'ConnectionLossError');
   }
   override name = 'ConnectionLossError';
-  /** `message` replaces the default (`CONNECTIONLOSS`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.CONNECTIONLOSS, message, context);
   }
@@ -63,7 +62,6 @@ export class SessionExpiredError extends ZooKeeperError {
     brandError(this, 'SessionExpiredError');
   }
   override name = 'SessionExpiredError';
-  /** `message` replaces the default (`SESSIONEXPIRED`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.SESSIONEXPIRED, message, context);
   }
@@ -81,7 +79,6 @@ export class SessionMovedError extends ZooKeeperError {
     brandError(this, 'SessionMovedError');
   }
   override name = 'SessionMovedError';
-  /** `message` replaces the default (`SESSIONMOVED`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.SESSIONMOVED, message, context);
   }
@@ -101,7 +98,6 @@ export class AuthFailedError extends ZooKeeperError {
     brandError(this, 'AuthFailedError');
   }
   override name = 'AuthFailedError';
-  /** `message` replaces the default (`AUTHFAILED`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.AUTHFAILED, message, context);
   }
@@ -117,7 +113,6 @@ export class SessionClosedRequireSaslAuthError extends ZooKeeperError {
     brandError(this, 'SessionClosedRequireSaslAuthError');
   }
   override name = 'SessionClosedRequireSaslAuthError';
-  /** `message` replaces the default (`SESSIONCLOSEDREQUIRESASLAUTH`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.SESSIONCLOSEDREQUIRESASLAUTH, message, context);
   }
@@ -135,7 +130,6 @@ export class NotReadOnlyError extends ZooKeeperError {
     brandError(this, 'NotReadOnlyError');
   }
   override name = 'NotReadOnlyError';
-  /** `message` replaces the default (`NOTREADONLY`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.NOTREADONLY, message, context);
   }
@@ -155,7 +149,6 @@ export class RequestTimeoutError extends ZooKeeperError {
     brandError(this, 'RequestTimeoutError');
   }
   override name = 'RequestTimeoutError';
-  /** `message` replaces the default (`REQUESTTIMEOUT`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.REQUESTTIMEOUT, message, context);
   }
@@ -171,7 +164,6 @@ export class OperationTimeoutError extends ZooKeeperError {
     brandError(this, 'OperationTimeoutError');
   }
   override name = 'OperationTimeoutError';
-  /** `message` replaces the default (`OPERATIONTIMEOUT`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.OPERATIONTIMEOUT, message, context);
   }
@@ -187,7 +179,6 @@ export class ThrottledOpError extends ZooKeeperError {
     brandError(this, 'ThrottledOpError');
   }
   override name = 'ThrottledOpError';
-  /** `message` replaces the default (`THROTTLEDOP`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.THROTTLEDOP, message, context);
   }
@@ -203,7 +194,6 @@ export class UnknownSessionError extends ZooKeeperError {
     brandError(this, 'UnknownSessionError');
   }
   override name = 'UnknownSessionError';
-  /** `message` replaces the default (`UNKNOWNSESSION`, then `(<op> <path>)` when known); `context` says where it happened. */
   constructor(message?: string, context?: ErrorContext) {
     super(ErrorCode.UNKNOWNSESSION, message, context);
   }
