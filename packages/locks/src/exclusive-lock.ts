@@ -4,7 +4,7 @@
 import { ConnectionLossError, CreateMode, NodeExistsError, NoNodeError, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
 import { Attempt, removeNode } from './internal/attempt.js';
 import { ensureContainers, unwatch, type HeldNode } from './internal/engine.js';
-import { freshProof } from './internal/proof.js';
+import { freshProof, proofIsFresh } from './internal/proof.js';
 import { LockBase, type AcquireOptions, type LockOptions } from './lock.js';
 
 /**
@@ -32,7 +32,7 @@ export class ExclusiveLock extends LockBase {
       const node = await this.#acquire(attempt, (p) => (inFlight = p));
       inFlight = Promise.resolve(node);
       // No lease is born at risk (internal/proof.ts).
-      await attempt.race(freshProof(this.zk, attempt.signal));
+      if (!proofIsFresh(this.zk)) await attempt.race(freshProof(this.zk, attempt.signal));
       return node;
     } catch (err) {
       inFlight?.then((node) => removeNode(this.zk, node.nodePath, err), () => undefined);
@@ -53,7 +53,7 @@ export class ExclusiveLock extends LockBase {
         track(created);
         return await attempt.race(created);
       } catch (err) {
-        if (attempt.signal.aborted && err === attempt.signal.reason) throw err;
+        if (attempt.stopped && err === attempt.reason) throw err;
         if (err instanceof NoNodeError && parentRetries++ < 5 && parent !== '/') {
           await ensureContainers(zk, parent, attempt).catch((e: unknown) => (e instanceof ConnectionLossError ? attempt.connected(e) : Promise.reject(e)));
           continue;

@@ -7,7 +7,7 @@ import { Attempt, connectedUnless } from './internal/attempt.js';
 import { latchDriver } from './internal/drivers.js';
 import { acquireNode, type HeldNode } from './internal/engine.js';
 import { LATCH_LOCK_NAME } from './internal/names.js';
-import { guard, Lease, signalOf, type GuardOptions } from './lease.js';
+import { guard, Lease, reasonOf, signalOf, type GuardOptions } from './lease.js';
 import { Leadership, listParticipants, participantId, type Participant } from './leadership.js';
 
 /** Options of a {@link LeaderLatch}. */
@@ -268,7 +268,7 @@ export class LeaderLatch implements AsyncDisposable {
       await ended;
       stop.removeEventListener('abort', onClose);
       this.#current = undefined;
-      const reason: unknown = core.reason;
+      const reason: unknown = reasonOf(core);
       // A lost term's node may still exist: deleting it (in the background until a server answers)
       // makes the next term a new node, with a larger fencing token.
       const released = leadership.release();

@@ -14,16 +14,18 @@ export interface LeaseCore {
   readonly nodePath: string;
   readonly fencingToken: bigint;
   /**
-   * Aborted with {@link reason} once the hold is at risk or released, but only once its signal
-   * has been handed out ({@link signalOf}): an AbortSignal costs about 0.7 KiB of heap, and most
-   * holds are released without anyone asking for theirs. Abort through {@link abortCore}.
+   * Made when the signal is first asked for ({@link signalOf}), aborted with {@link reason} once
+   * the hold is at risk or released: an AbortController and its signal cost about 0.7 KiB of
+   * heap and a few µs, and most holds are released without anyone asking for theirs. Abort
+   * through {@link abortCore}.
    */
-  readonly controller: AbortController;
-  /** Whether `controller.signal` has been handed out. */
-  signalOut: boolean;
+  controller: AbortController | undefined;
   /** Whether the hold is at risk or released (what the signal says once handed out). */
   aborted: boolean;
-  /** Why (a {@link LeaseLostError}), once {@link aborted}. */
+  /**
+   * Why (a {@link LeaseLostError}), once {@link aborted}; {@link RELEASED} for a plain release,
+   * whose error is made only when someone reads it ({@link reasonOf}).
+   */
   reason: unknown;
   /**
    * Aborted when another process asks for the lock (only when acquired with `revocable`). Made
@@ -113,7 +115,7 @@ export class Lease implements AsyncDisposable {
   /** Throws the loss reason if the hold is at risk or released. */
   assertHeld(): void {
     if (this.#released) throw new NotHeldError(this.path, `lease on ${this.path} was released`);
-    if (this.#core.aborted) throw this.#core.reason;
+    if (this.#core.aborted) throw reasonOf(this.#core);
   }
 
   /**
@@ -164,11 +166,23 @@ export interface GuardOptions {
 
 /** @internal The signal of a hold (see {@link LeaseCore.controller}), aborted already if the hold is. */
 export function signalOf(core: LeaseCore): AbortSignal {
-  if (!core.signalOut) {
-    core.signalOut = true;
-    if (core.aborted) core.controller.abort(core.reason);
+  if (core.controller === undefined) {
+    core.controller = new AbortController();
+    if (core.aborted) core.controller.abort(reasonOf(core));
   }
   return core.controller.signal;
+}
+
+/**
+ * @internal The reason a hold ended with a plain release: made into its LeaseLostError (a stack
+ * trace is tens of µs) only when read, by {@link reasonOf}; most releases are never asked why.
+ */
+export const RELEASED: unique symbol = Symbol('released');
+
+/** @internal Why the hold is at risk or released (undefined while it is not). */
+export function reasonOf(core: LeaseCore): unknown {
+  if (core.reason === RELEASED) core.reason = new LeaseLostError(core.lockPath, `lease on ${core.lockPath} released`);
+  return core.reason;
 }
 
 /** @internal Marks a hold at risk or released (once; the first reason stays), aborting its signal if handed out. */
@@ -176,7 +190,7 @@ export function abortCore(core: LeaseCore, reason: unknown): void {
   if (core.aborted) return;
   core.aborted = true;
   core.reason = reason;
-  if (core.signalOut) core.controller.abort(reason);
+  if (core.controller !== undefined) core.controller.abort(reasonOf(core));
 }
 
 /** @internal A hold's revocation controller, made on first use. */
@@ -223,8 +237,7 @@ class GuardedHold implements LeaseCore {
   readonly lockPath: string;
   readonly nodePath: string;
   readonly fencingToken: bigint;
-  readonly controller = new AbortController();
-  signalOut = false;
+  controller: AbortController | undefined = undefined;
   aborted = false;
   reason: unknown = undefined;
   revocation: AbortController | undefined = undefined;
@@ -256,7 +269,9 @@ class GuardedHold implements LeaseCore {
     // same deadline as while suspended (see internal/proof.ts).
     this.#offProof = watchProof(zk, this.#lose);
     track(this);
-    this.#watchOwnNode();
+    // After the acquire has returned (a getData is a few µs of the acquire's path), and not at
+    // all for a hold released before the next turn of the event loop.
+    setImmediate(this.#watchOwnNode);
   }
 
   /** The session's state changed (called for every hold of the session by one listener). */
@@ -282,7 +297,7 @@ class GuardedHold implements LeaseCore {
   // A ZooKeeper watch fires once. A data change (which is how a Curator Revoker asks for the lock)
   // uses it up, so the watch is set again at once; a deletion in between makes that getData fail
   // with NoNode. getData rather than exists: on a missing node it leaves no watch behind.
-  #watchOwnNode(): void {
+  readonly #watchOwnNode = (): void => {
     if (this.released || this.aborted) return;
     this.zk.getData(this.nodePath, { watch: this.#onOwnNode }).then(
       ({ data }) => {
@@ -292,10 +307,10 @@ class GuardedHold implements LeaseCore {
         if (this.released) return;
         if (err instanceof NoNodeError) return this.#lose('the lock node is gone');
         // Cut off: set the watch again once connected (the state listener covers a session that ends).
-        if (err instanceof ZooKeeperError && err.isRetryable) connected(this.zk).then(() => this.#watchOwnNode(), () => undefined);
+        if (err instanceof ZooKeeperError && err.isRetryable) connected(this.zk).then(this.#watchOwnNode, () => undefined);
       },
     );
-  }
+  };
 
   async end(): Promise<void> {
     this.released = true;
@@ -313,7 +328,7 @@ class GuardedHold implements LeaseCore {
       else await deletion;
     } finally {
       this.zk.removeLocalWatch('data', this.nodePath, this.#onOwnNode);
-      abortCore(this, new LeaseLostError(this.lockPath, `lease on ${this.lockPath} released`));
+      abortCore(this, RELEASED);
     }
   }
 }

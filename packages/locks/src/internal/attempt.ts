@@ -27,7 +27,11 @@ export class Attempt {
   readonly #zk: ZooKeeper;
   readonly #path: string;
   readonly #timeout: number | undefined;
-  readonly #controller = new AbortController();
+  // The signal is made only when asked for (most attempts never pass it on); race() is told by
+  // #onStop, which costs a Set entry instead of an EventTarget listener on every wait.
+  #controller: AbortController | undefined;
+  #reason: Error | undefined;
+  readonly #onStop = new Set<(reason: Error) => void>();
   readonly #deadline: number | undefined;
   #timer: LongTimeout | undefined;
   readonly #offState: () => void;
@@ -52,7 +56,21 @@ export class Attempt {
 
   /** Aborted (with the typed reason) when the attempt must end. */
   get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#reason !== undefined) this.#controller.abort(this.#reason);
+    }
     return this.#controller.signal;
+  }
+
+  /** Whether the attempt must end (its reason set). */
+  get stopped(): boolean {
+    return this.#reason !== undefined;
+  }
+
+  /** Why the attempt must end, once {@link stopped}. */
+  get reason(): Error | undefined {
+    return this.#reason;
   }
 
   /** True once the deadline has passed (always true right after a zero-timeout attempt started). */
@@ -67,22 +85,20 @@ export class Attempt {
 
   /** Throws the reason if the attempt must end. */
   check(): void {
-    if (this.#controller.signal.aborted) throw this.#controller.signal.reason;
+    if (this.#reason !== undefined) throw this.#reason;
   }
 
   /** `promise`, or the attempt's reason if it must end first (the work behind `promise` goes on). */
   race<T>(promise: Promise<T>): Promise<T> {
-    const signal = this.#controller.signal;
-    if (signal.aborted) {
+    if (this.#reason !== undefined) {
       promise.catch(() => undefined);
-      return Promise.reject(signal.reason);
+      return Promise.reject(this.#reason);
     }
     return new Promise<T>((resolve, reject) => {
-      const onStop = () => reject(signal.reason);
-      signal.addEventListener('abort', onStop, { once: true });
+      this.#onStop.add(reject);
       promise.then(
-        (value) => (signal.removeEventListener('abort', onStop), resolve(value)),
-        (err: unknown) => (signal.removeEventListener('abort', onStop), reject(err)),
+        (value) => (this.#onStop.delete(reject), resolve(value)),
+        (err: unknown) => (this.#onStop.delete(reject), reject(err)),
       );
     });
   }
@@ -117,7 +133,11 @@ export class Attempt {
   }
 
   #stop(reason: Error): void {
-    if (!this.#controller.signal.aborted) this.#controller.abort(reason);
+    if (this.#reason !== undefined) return;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+    for (const reject of this.#onStop) reject(reason);
+    this.#onStop.clear();
   }
 }
 

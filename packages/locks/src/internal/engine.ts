@@ -14,7 +14,7 @@ import { LeaseLostError } from '../errors.js';
 import { Attempt, connected, deleteGuaranteed, removeNode, sweepAttempt } from './attempt.js';
 import type { LockDriver } from './drivers.js';
 import { attemptIdOf, newAttemptId, protectedName, sortChildren } from './names.js';
-import { freshProof } from './proof.js';
+import { freshProof, proofIsFresh } from './proof.js';
 
 export { connected, deleteGuaranteed };
 
@@ -58,7 +58,7 @@ export async function acquireNode(spec: AcquireSpec): Promise<HeldNode> {
     const queued = await createQueued(spec, attempt, create);
     await waitForTurn(spec, attempt, queued.node, queued);
     // No lease is born at risk: a proof too old to last is renewed first (internal/proof.ts).
-    await attempt.race(freshProof(spec.zk, attempt.signal));
+    if (!proofIsFresh(spec.zk)) await attempt.race(freshProof(spec.zk, attempt.signal));
     return queued.node;
   } catch (err) {
     if (create.node) await removeNode(spec.zk, create.node.nodePath, err);
@@ -92,7 +92,7 @@ async function createQueued(spec: AcquireSpec, attempt: Attempt, create: CreateS
       result = await attempt.race(created);
       create.inFlight = undefined;
     } catch (err) {
-      if (attempt.signal.aborted && err === attempt.signal.reason) throw err; // the create may still answer: swept
+      if (attempt.stopped && err === attempt.reason) throw err; // the create may still answer: swept
       create.inFlight = undefined;
       if (err instanceof NoNodeError && parentRetries++ < MAX_PARENT_RETRIES) {
         // Only a NoNode counts here: a connection loss while creating the parents is waited out.

@@ -15,8 +15,8 @@
  *   processes).
  */
 import { setLongTimeout, type LongTimeout, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
-import { LeaseLostError, LockAbortedError, LockTimeoutError } from '../errors.js';
-import { abortCore, revocationOf, signalOf, type LeaseCore } from '../lease.js';
+import { LockAbortedError, LockTimeoutError } from '../errors.js';
+import { abortCore, reasonOf, RELEASED, revocationOf, signalOf, type LeaseCore } from '../lease.js';
 
 /** What the queue needs from its lock. */
 export interface LocalQueueSpec {
@@ -159,14 +159,13 @@ export class LocalQueue {
     waiter.done = true;
     waiter.cleanup();
     const node = hold.core;
-    const onLost = () => abortCore(local, node.reason);
+    const onLost = () => abortCore(local, reasonOf(node));
     const local: LeaseCore = {
       zk: node.zk,
       lockPath: node.lockPath,
       nodePath: node.nodePath,
       fencingToken: node.fencingToken,
-      controller: new AbortController(),
-      signalOut: false,
+      controller: undefined,
       aborted: false,
       reason: undefined,
       // The node's own: a revocation request reaches every local holder of the node.
@@ -178,7 +177,7 @@ export class LocalQueue {
         local.released = true;
         signalOf(node).removeEventListener('abort', onLost);
         waiter.onEnd();
-        abortCore(local, new LeaseLostError(node.lockPath, `lease on ${node.lockPath} released`));
+        abortCore(local, RELEASED);
         await this.#released(hold, local);
       },
     };

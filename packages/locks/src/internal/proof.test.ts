@@ -115,14 +115,36 @@ describe('lease proof monitor (connected, proof growing old)', () => {
     expect(s.holds).toBe(0);
   });
 
-  it('one timer and one state listener per session however many leases; none left once all unsubscribe', () => {
+  it('one timer, one state listener and one proof hold per session however many leases; the hold ends with the last lease, the timer and listener when the timer next fires', () => {
     const s = new StubSession();
     s.heard = performance.now();
     const offs = Array.from({ length: 100 }, () => watchProof(asZk(s), () => {}));
     expect(vi.getTimerCount()).toBe(1);
     expect(s.listeners.size).toBe(1);
+    expect(s.holds).toBe(1);
     for (const off of offs) off();
+    offs[0]!(); // twice: no effect
+    expect(s.holds).toBe(0);
+    // Kept armed for a lease taken right after: it reuses them, and holds the proof again.
+    expect(vi.getTimerCount()).toBe(1);
+    const again = watchProof(asZk(s), () => {});
+    expect(s.holds).toBe(1);
+    expect(vi.getTimerCount()).toBe(1);
+    expect(s.listeners.size).toBe(1);
+    again();
+    expect(s.holds).toBe(0);
+    vi.runOnlyPendingTimers();
     expect(vi.getTimerCount()).toBe(0);
     expect(s.listeners.size).toBe(0);
+  });
+
+  it('a monitor left with no lease goes at the next state change too', () => {
+    const s = new StubSession();
+    s.heard = performance.now();
+    watchProof(asZk(s), () => {})();
+    expect(s.listeners.size).toBe(1);
+    s.to('suspended');
+    expect(s.listeners.size).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
   });
 });
