@@ -84,6 +84,7 @@ export class TreeCache implements AsyncDisposable {
   #stale = false;
   #initialized = false;
   #ended = false;
+  readonly #unreadable = new Map<string, Error>();
   #closing: Promise<void> | undefined;
   readonly #ready = deferred<void>();
   readonly #done = deferred<void>();
@@ -126,6 +127,18 @@ export class TreeCache implements AsyncDisposable {
   /** The number of cached nodes (the root included, when it exists). */
   get size(): number {
     return this.#table.size;
+  }
+
+  /**
+   * The nodes that exist but that the cache could not read, and why: no read permission
+   * (NoAuthError), or a node whose data or child list is larger than the client's
+   * `maxFrameSize` (PacketTooLargeError, whose message names the size that would do). They are
+   * left out of the cache (with their subtrees) until a later read succeeds; after the initial
+   * load each also comes as an `unreadable` event. Check it after `open` when the tree may hold
+   * such nodes, e.g. a parent with more than about 50,000 children (1 MiB of names).
+   */
+  get unreadable(): ReadonlyMap<string, Error> {
+    return this.#unreadable;
   }
 
   /** True when the cache is current: loaded, connected, and not resynchronising. */
@@ -365,13 +378,16 @@ export class TreeCache implements AsyncDisposable {
     let changes: NodeChange[];
     switch (read.kind) {
       case 'found':
+        if (this.#unreadable.size > 0) this.#unreadable.delete(read.path);
         changes = this.#table.found(read.path, read.data, read.stat);
         if (read.children) changes.push(...this.#table.listed(read.path, read.children));
         break;
       case 'missing':
+        if (this.#unreadable.size > 0) this.#unreadable.delete(read.path);
         changes = this.#table.missing(read.path);
         break;
       case 'unreadable':
+        this.#unreadable.set(read.path, read.error);
         changes = this.#table.missing(read.path);
         if (this.#initialized) this.#emit({ type: 'unreadable', path: read.path, error: read.error });
         break;

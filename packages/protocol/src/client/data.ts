@@ -18,7 +18,7 @@ export function dataBytes(data: unknown, maxFrameSize: number, argument = 'data'
   if (data === null || data === undefined) return null;
   const bytes = toBuffer(data, argument, 'null');
   if (bytes.length > maxFrameSize) {
-    throw new InvalidArgumentError(argument, `${bytes.length} bytes exceed the frame limit of ${maxFrameSize} bytes (jute.maxbuffer)`);
+    throw new InvalidArgumentError(argument, `${bytes.length} bytes exceed the client's maxFrameSize of ${maxFrameSize} bytes (jute.maxbuffer): connect with a larger maxFrameSize, and the servers' own jute.maxbuffer (default 1048575) must allow it too`);
   }
   return bytes;
 }

@@ -4,7 +4,7 @@
  * server error into a typed error carrying the code, the operation and the path.
  */
 import { AddWatchMode, CreateMode, OpCode } from '../constants.js';
-import { ErrorCode, fromCode, InvalidArgumentError, NoNodeError, SessionExpiredError, ZooKeeperError } from '../errors.js';
+import { ErrorCode, fromCode, InvalidArgumentError, NoNodeError, PacketTooLargeError, SessionExpiredError, ZooKeeperError } from '../errors.js';
 import type { JuteReader } from '../jute/reader.js';
 import type { JuteWriter } from '../jute/writer.js';
 import type { Stat } from '../jute/data.js';
@@ -800,6 +800,7 @@ export interface StateChange {
  * request was sent, and the original as its cause. Errors that already name them pass through.
  */
 function withContext(err: unknown, op: string, path: string | undefined, notSent: boolean): unknown {
+  if (err instanceof PacketTooLargeError && err.op === undefined) return new PacketTooLargeError(err.size, err.limit, { direction: err.direction, op, path });
   if (!(err instanceof ZooKeeperError) || err.op !== undefined) return err;
   return fromCode(err.code, { op, path, cause: err, notSent: notSent || err.notSent }, `${err.message} (${op}${path ? ` ${path}` : ''})`);
 }

@@ -94,6 +94,8 @@ export class Connection {
   readonly #events: ConnectionEvents;
   readonly #where: string;
   readonly #maxFrame: number;
+  /** The newest request unanswered so far that is larger than a server takes by default (jute.maxbuffer). */
+  #largeSent: { xid: number; size: number } | undefined;
   readonly #pending = new PendingQueue();
   readonly #decoder: FrameDecoder;
   readonly #liveness: Liveness;
@@ -197,7 +199,7 @@ export class Connection {
         err
           ? new ConnectionLossError(`connection to ${where} failed: ${err.message}`, { cause: err })
           : this.#decoder.idle
-            ? new ConnectionLossError(`connection to ${where} closed by the server`)
+            ? new ConnectionLossError(`connection to ${where} closed by the server${this.#largeSentHint()}`)
             : new DecodeError(`connection to ${where} closed inside a frame`),
       ),
     );
@@ -339,6 +341,14 @@ export class Connection {
     return new Promise<void>((resolve, reject) => this.#writePing(() => resolve(), reject));
   }
 
+  // A server closes the connection on a request longer than its jute.maxbuffer ("Len error" in
+  // its log); the client only sees the close.
+  #largeSentHint(): string {
+    const big = this.#largeSent;
+    if (big === undefined) return '';
+    return `, after a request of ${big.size} bytes that is still unanswered: a server closes the connection on a request longer than its jute.maxbuffer (default ${DEFAULT_MAX_FRAME_SIZE} bytes); raise -Djute.maxbuffer on the servers, or send less`;
+  }
+
   /** Drops the connection at once (no closeSession): outstanding requests fail with ConnectionLoss caused by `reason`. */
   destroy(reason?: Error): void {
     this.#fail(reason ?? new ConnectionLossError(`connection to ${this.#where} destroyed`));
@@ -357,11 +367,12 @@ export class Connection {
     }
     const frame = w.finishFrame();
     if (frame.length - 4 > this.#maxFrame) {
-      reject(new PacketTooLargeError(frame.length - 4, this.#maxFrame));
+      reject(new PacketTooLargeError(frame.length - 4, this.#maxFrame, { direction: 'request' }));
       return;
     }
     const xid = fixedXid ?? this.#pending.nextXid();
     if (fixedXid === undefined) frame.writeInt32BE(xid, 4);
+    if (frame.length - 4 > DEFAULT_MAX_FRAME_SIZE) this.#largeSent = { xid, size: frame.length - 4 };
     const sentAt = this.#liveness.sent();
     this.#pending.push({ xid, type, read, resolve, reject, sentAt });
     this.#transport.write(frame);
@@ -492,6 +503,7 @@ export class Connection {
       throw new DecodeError(req ? `reply xid ${xid} does not match the oldest outstanding request (xid ${req.xid})` : `reply xid ${xid} with no request outstanding`);
     }
     this.#pending.shift();
+    if (this.#largeSent?.xid === xid) this.#largeSent = undefined;
     this.#heard(req.sentAt);
     // lastZxid moves only with a reply matched to a request: a stray or garbage frame must not
     // make every server refuse our next handshake.
@@ -521,10 +533,10 @@ export class Connection {
     const req = this.#pending.peek();
     if (req && (xid === undefined || xid === req.xid)) {
       this.#pending.shift();
-      req.reject(new PacketTooLargeError(length, this.#maxFrame));
+      req.reject(new PacketTooLargeError(length, this.#maxFrame, { direction: 'reply' }));
       if (this.#probe === 'draining') this.#probeWhenIdle();
     } else {
-      this.#fail(new PacketTooLargeError(length, this.#maxFrame));
+      this.#fail(new PacketTooLargeError(length, this.#maxFrame, { direction: 'reply' }));
     }
   }
 
