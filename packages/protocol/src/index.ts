@@ -31,7 +31,7 @@ export {
   digestId,
   validateACL,
 } from './client/acl.js';
-export type { ACL, Id } from './client/acl.js';
+export type { ACL, ACLProvider, Id } from './client/acl.js';
 export { validatePath, parentPath, baseName, joinPath, sequenceOf } from './util/paths.js';
 export { parseConnectString, DEFAULT_PORT } from './session/hosts.js';
 export type { ConnectString, HostAddress } from './session/hosts.js';

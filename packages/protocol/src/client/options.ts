@@ -10,6 +10,7 @@ import { authBytes } from './data.js';
 import type { SaslOptions } from '../session/sasl.js';
 import type { LookupFunction } from '../connection/resolve.js';
 import { resolveRetryPolicy, type ClientRetryOptions } from './retry-policy.js';
+import { resolveACLProvider, type ACL, type ACLProvider, type ResolvedACLProvider } from './acl.js';
 
 /** Options of {@link ZooKeeper.connect}. */
 export interface ClientOptions {
@@ -117,6 +118,38 @@ export interface ClientOptions {
   /** SASL credentials (DIGEST-MD5), authenticated on every connection before any request. */
   sasl?: SaslOptions;
   /**
+   * The ACL of every node this client creates without naming one (default
+   * {@link OPEN_ACL_UNSAFE}: anyone may do anything): `create` and `createWithStat` without
+   * `acl`, the ancestors made by `parents` without `parentAcl`, `ensurePath` without `acl`, the
+   * chroot made by `createChroot`, a transaction's creates, and every node and container parent
+   * of the `@zk/locks` recipes that were not given their own `acl`. Curator's `ACLProvider`,
+   * Kazoo's `default_acl`.
+   *
+   * A list applies to every path. An {@link ACLProvider} `{ default, forPath }` asks `forPath`
+   * with each path as the caller wrote it, relative to the chroot (the chroot node and its
+   * ancestors are asked for as `'/'`); `undefined` from it means `default`.
+   *
+   * {@link CREATOR_ALL_ACL} gives everything to the identities the creating session
+   * authenticated with (`auth` or `sasl` options, a TLS client certificate): the server puts
+   * them in its place, so nodes made by a client connected with
+   * `auth: [{ scheme: 'digest', auth: 'owner:secret' }]` belong to `digest:owner:...` only. A
+   * session with no identity but `ip` gets InvalidACL from the server for such a create.
+   *
+   * Validated when connecting (a bad list, e.g. an unknown scheme, perms 0, or a digest id that
+   * is not `user:base64hash`, throws InvalidArgumentError before any byte is sent); the default
+   * is copied, so changing the array later has no effect.
+   *
+   * @example
+   * ```ts
+   * const zk = await ZooKeeper.connect('zk1:2181/app', {
+   *   auth: [{ scheme: 'digest', auth: 'owner:secret' }],
+   *   acl: CREATOR_ALL_ACL,
+   * });
+   * await new Mutex(zk, '/locks/report').acquire(); // its nodes and parents: digest:owner only
+   * ```
+   */
+  acl?: readonly ACL[] | ACLProvider;
+  /**
    * The ensemble's `tickTime`, ms, if you know it (at most: a larger value is safe). It tightens
    * the quorum proof that leases rest on ({@link ZooKeeper.holdQuorumProof}): a follower's touches
    * reach the leader up to half a tick late, so a request is counted as proven only once a write
@@ -132,7 +165,7 @@ export interface ClientOptions {
   session?: { id: bigint; password: Uint8Array };
   /**
    * Create the connect string's chroot (`host:2181/app`), with its missing ancestors, as
-   * persistent nodes with {@link OPEN_ACL_UNSAFE}, when it does not exist (default false). Done
+   * persistent nodes with the client's `acl` for `'/'` (default {@link OPEN_ACL_UNSAFE}), when it does not exist (default false). Done
    * once, before `connect` resolves and after `auth`, so a refusal (NoAuth) fails the connect
    * instead of the first operation. Without it, operations under a missing chroot fail with
    * NoNode, whose message names the chroot.
@@ -169,6 +202,7 @@ export interface ResolvedOptions {
   session: { id: bigint; password: Buffer } | undefined;
   sasl: SaslOptions | undefined;
   serverTickTime: number | undefined;
+  acl: ResolvedACLProvider;
 }
 
 /** @internal */
@@ -227,6 +261,7 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
     trackEnsemble: options.trackEnsemble ?? false,
     sasl: options.sasl,
     serverTickTime: options.serverTickTime,
+    acl: resolveACLProvider(options.acl),
     session: options.session ? { id: options.session.id, password: Buffer.from(options.session.password) } : undefined,
   };
 }

@@ -95,7 +95,8 @@ export class Transaction {
   /**
    * Adds a create (any mode; TTL modes need `ttl`). Its result has the created path, and a
    * Stat for containers and TTL nodes (the server answers a plain create inside a multi without
-   * one, even when asked with create2, so this builder does not offer it).
+   * one, even when asked with create2, so this builder does not offer it). Without `acl`, the
+   * node gets the client's `acl` connect option for `path`, as a plain create does.
    */
   create(path: string, data?: Data, options: Omit<CreateOptions, 'signal' | 'timeout' | 'parents' | 'parentAcl'> = {}): this {
     if ((options as CreateOptions).parents) throw new InvalidArgumentError('parents', 'not available in a transaction: add the parents\' creates before this one, or use ensurePath first');

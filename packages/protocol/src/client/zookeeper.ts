@@ -17,7 +17,7 @@ import { raceAbort, validateTimeout } from '../util/abort.js';
 import { authBytes, dataBytes, type Data } from './data.js';
 import { sendRequest } from './requests.js';
 import { checkWatches, removeWatches, type RemovableWatchKind, type WatchContext } from './watch-ops.js';
-import { OPEN_ACL_UNSAFE, validateACL, type ACL } from './acl.js';
+import { validateACL, type ACL } from './acl.js';
 import { resolveOptions, type ClientOptions, type ResolvedOptions } from './options.js';
 import { addChroot, parentPath, stripChroot, validatePath } from '../util/paths.js';
 import { Budget, createWithParents, deleteRecursive, ensurePath, validateParents, type ParentsMode, type TreeClient } from './tree.js';
@@ -48,7 +48,7 @@ export interface CallOptions {
 export interface CreateOptions extends CallOptions {
   /** A {@link CreateMode} value (default `CreateMode.PERSISTENT`). */
   mode?: number;
-  /** The node's ACL (default {@link OPEN_ACL_UNSAFE}). */
+  /** The node's ACL (default: the client's `acl` connect option for this path, else {@link OPEN_ACL_UNSAFE}). */
   acl?: readonly ACL[];
   /** Time to live in ms, for the TTL modes only (the server needs `extendedTypesEnabled`). */
   ttl?: number;
@@ -63,7 +63,10 @@ export interface CreateOptions extends CallOptions {
    * NodeExists (ConnectionLoss included: it may not have happened) fails the call.
    */
   parents?: ParentsMode;
-  /** ACL of the ancestors `parents` creates (default {@link OPEN_ACL_UNSAFE}, whatever `acl` is). */
+  /**
+   * ACL of the ancestors `parents` creates (default: the client's `acl` connect option for each
+   * ancestor's path, else {@link OPEN_ACL_UNSAFE}; never this create's `acl`).
+   */
   parentAcl?: readonly ACL[];
 }
 
@@ -318,8 +321,8 @@ export class ZooKeeper implements AsyncDisposable {
     } else if (options.ttl !== undefined) {
       throw new InvalidArgumentError('ttl', 'ttl applies only to the TTL create modes');
     }
-    const acl = options.acl ?? OPEN_ACL_UNSAFE;
-    validateACL(acl);
+    const acl = options.acl === undefined ? this.#aclFor(path) : options.acl;
+    if (options.acl !== undefined) validateACL(options.acl);
     const fields = { path: addChroot(this.#chroot, path), data: this.prepareData(data), acl, flags: mode };
     if (isTtl) return { request: { type: OpCode.createTTL, ...fields, ttl: BigInt(options.ttl as number) }, read: proto.readCreate2Response };
     if (mode === CreateMode.CONTAINER) return { request: { type: OpCode.createContainer, ...fields }, read: proto.readCreate2Response };
@@ -328,9 +331,23 @@ export class ZooKeeper implements AsyncDisposable {
   }
 
   /**
+   * The ACL of a create that names none: the `acl` connect option's answer for `path` (the
+   * caller's path, chroot-relative), else its default. The default was validated when connecting;
+   * an answer of `forPath` is validated here, each time (it may be any value).
+   */
+  #aclFor(path: string): readonly ACL[] {
+    const { default: fallback, forPath } = this.#options.acl;
+    if (forPath === undefined) return fallback;
+    const acl = forPath(path);
+    if (acl === undefined) return fallback;
+    validateACL(acl, 'acl.forPath');
+    return acl;
+  }
+
+  /**
    * Creates `path` and every missing ancestor without data, like `mkdir -p`, and succeeds when
    * it already exists: persistent nodes, or containers with `container: true`; `acl` for all of
-   * them (default {@link OPEN_ACL_UNSAFE}). One read when the path exists, else the creates in
+   * them (default: the client's `acl` connect option for each path, else {@link OPEN_ACL_UNSAFE}). One read when the path exists, else the creates in
    * one round trip. Safe to repeat (also with {@link retry}'s `idempotent`).
    */
   ensurePath(path: string, options: CallOptions & { container?: boolean; acl?: readonly ACL[] } = {}): Promise<void> {
@@ -689,9 +706,11 @@ export class ZooKeeper implements AsyncDisposable {
   /** `createChroot`: the chroot and its ancestors, by their server paths (outside the chroot). */
   async #ensureChroot(signal: AbortSignal | undefined): Promise<void> {
     const call = { signal, timeout: this.#options.connectTimeout };
+    // Seen from this client the chroot is '/': its ACL (and its ancestors', outside our view) is '/''s.
+    const acl = this.#aclFor('/');
     const root: Pick<TreeClient, 'create' | 'exists'> = {
       create: async (p, _data, o = {}) => {
-        const write = (w: JuteWriter) => proto.writeCreateRequest(w, { path: p, data: null, acl: OPEN_ACL_UNSAFE as ACL[], flags: CreateMode.PERSISTENT });
+        const write = (w: JuteWriter) => proto.writeCreateRequest(w, { path: p, data: null, acl: acl as ACL[], flags: CreateMode.PERSISTENT });
         const reply = await this.rawRequest(OpCode.create, 'create', p, write, proto.readCreateResponse, o);
         if (reply.err !== 0) throw fromCode(reply.err, { op: 'create', path: p });
         return p;
