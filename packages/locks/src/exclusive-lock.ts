@@ -49,13 +49,13 @@ export class ExclusiveLock extends LockBase {
     for (let parentRetries = 0; ; ) {
       attempt.check();
       try {
-        const created = zk.createWithStat(path, this.data, { mode: CreateMode.EPHEMERAL }).then(({ stat }) => ({ nodePath: path, name, czxid: stat.czxid }));
+        const created = zk.createWithStat(path, this.data, { mode: CreateMode.EPHEMERAL, acl: this.acl }).then(({ stat }) => ({ nodePath: path, name, czxid: stat.czxid }));
         track(created);
         return await attempt.race(created);
       } catch (err) {
         if (attempt.stopped && err === attempt.reason) throw err;
         if (err instanceof NoNodeError && parentRetries++ < 5 && parent !== '/') {
-          await ensureContainers(zk, parent, attempt).catch((e: unknown) => (e instanceof ConnectionLossError ? attempt.connected(e) : Promise.reject(e)));
+          await ensureContainers(zk, parent, attempt, this.acl).catch((e: unknown) => (e instanceof ConnectionLossError ? attempt.connected(e) : Promise.reject(e)));
           continue;
         }
         if (err instanceof ConnectionLossError) {

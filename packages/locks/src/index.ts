@@ -14,7 +14,7 @@ export { Semaphore } from './semaphore.js';
 export { SemaphoreMutex } from './semaphore-mutex.js';
 export type { Leases, SemaphoreAcquireOptions, SemaphoreOptions } from './semaphore.js';
 export { SharedCount, encodeCount, decodeCount } from './shared-count.js';
-export type { SharedCountReader } from './shared-count.js';
+export type { SharedCountOptions, SharedCountReader } from './shared-count.js';
 export { LeaderLatch } from './leader-latch.js';
 export type { LeaderLatchOptions, LeaderLatchState, LeadershipChange, LeadershipOptions } from './leader-latch.js';
 export { LeaderSelector } from './leader-selector.js';

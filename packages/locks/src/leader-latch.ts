@@ -1,8 +1,9 @@
 /**
  * LeaderLatch: Curator's LeaderLatch, wire-compatible with it, on the acquire engine.
  */
-import { InvalidArgumentError, validatePath, type ZooKeeper } from '@zk/protocol';
+import { InvalidArgumentError, validatePath, type ACL, type ZooKeeper } from '@zk/protocol';
 import { LeaseLostError, LockAbortedError, LockStateError, LockTimeoutError } from './errors.js';
+import { recipeACL } from './internal/acl.js';
 import { Attempt, connectedUnless } from './internal/attempt.js';
 import { latchDriver } from './internal/drivers.js';
 import { acquireNode, type HeldNode } from './internal/engine.js';
@@ -14,6 +15,14 @@ import { Leadership, listParticipants, participantId, type Participant } from '.
 export interface LeaderLatchOptions extends GuardOptions {
   /** This participant's id, stored as its node's data (UTF-8), as Curator does. Default: `''`. */
   id?: string;
+  /**
+   * ACL of every node this latch creates, and of the container parents it makes when they are
+   * missing (default: the client's `acl` connect option, else OPEN_ACL_UNSAFE). With
+   * `CREATOR_ALL_ACL` on a client authenticated as, say, a digest user, only sessions of that
+   * identity can join the election, delete or overwrite a participant's node, or remove the parents: any other session gets NoAuthError. Checked when the latch is made
+   * (InvalidArgumentError).
+   */
+  acl?: readonly ACL[] | undefined;
 }
 
 /** Options of {@link LeaderLatch.leadership}. */
@@ -69,6 +78,7 @@ export class LeaderLatch implements AsyncDisposable {
   readonly id: string;
   readonly #options: GuardOptions;
   readonly #data: Buffer;
+  readonly #acl: readonly ACL[] | undefined;
   readonly #closing = new AbortController();
   readonly #listeners = new Set<(change: LeadershipChange) => void>();
   #state: LeaderLatchState = 'latent';
@@ -84,6 +94,7 @@ export class LeaderLatch implements AsyncDisposable {
     this.path = path;
     this.#options = { suspendedGrace: options.suspendedGrace };
     this.#data = Buffer.from(this.id, 'utf8');
+    this.#acl = recipeACL(options.acl);
   }
 
   /** `latent` before {@link start}, `started`, then `closed` (by {@link close}, or when the session ended). */
@@ -246,6 +257,7 @@ export class LeaderLatch implements AsyncDisposable {
           path: this.path,
           driver: latchDriver,
           data: this.#data,
+          acl: this.#acl,
           timeout: undefined,
           signal: stop,
         });

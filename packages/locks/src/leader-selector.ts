@@ -2,7 +2,7 @@
  * LeaderSelector: Curator's LeaderSelector (leadership as a mutex held while a function runs),
  * wire-compatible with it.
  */
-import { validatePath, type ZooKeeper } from '@zk/protocol';
+import { validatePath, type ACL, type ZooKeeper } from '@zk/protocol';
 import { LeaseLostError, LockStateError } from './errors.js';
 import { connectedUnless } from './internal/attempt.js';
 import { MUTEX_LOCK_NAME } from './internal/names.js';
@@ -15,6 +15,14 @@ import { Mutex } from './mutex.js';
 export interface LeaderSelectorOptions extends GuardOptions {
   /** This participant's id, stored as its lock node's data (UTF-8), as Curator does. Default: `''`. */
   id?: string;
+  /**
+   * ACL of every node this selector creates, and of the container parents it makes when they are
+   * missing (default: the client's `acl` connect option, else OPEN_ACL_UNSAFE). With
+   * `CREATOR_ALL_ACL` on a client authenticated as, say, a digest user, only sessions of that
+   * identity can join the election, delete or overwrite a participant's node, or remove the parents: any other session gets NoAuthError. Checked when the selector is made
+   * (InvalidArgumentError).
+   */
+  acl?: readonly ACL[] | undefined;
 }
 
 /** Options of {@link LeaderSelector.start}. */
@@ -75,7 +83,7 @@ export class LeaderSelector implements AsyncDisposable {
     this.id = participantId(options.id);
     this.zk = zk;
     this.path = path;
-    this.#mutex = new Mutex(zk, path, { data: Buffer.from(this.id, 'utf8'), suspendedGrace: options.suspendedGrace });
+    this.#mutex = new Mutex(zk, path, { data: Buffer.from(this.id, 'utf8'), suspendedGrace: options.suspendedGrace, acl: options.acl });
   }
 
   /** True while our function runs as leader and the term is not at risk. */

@@ -3,7 +3,8 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { hostname } from 'node:os';
-import { InvalidArgumentError, validatePath, type ZooKeeper } from '@zk/protocol';
+import { InvalidArgumentError, validatePath, type ACL, type ZooKeeper } from '@zk/protocol';
+import { recipeACL } from './internal/acl.js';
 import { LockAbortedError, LockTimeoutError } from './errors.js';
 import type { HeldNode } from './internal/engine.js';
 import { guard, Lease, type GuardOptions, type LeaseCore } from './lease.js';
@@ -12,6 +13,14 @@ import { guard, Lease, type GuardOptions, type LeaseCore } from './lease.js';
 export interface LockOptions extends GuardOptions {
   /** Data stored in the lock node; default: `{"host","pid"}` JSON, which `inspect` shows. */
   data?: Uint8Array | string;
+  /**
+   * ACL of every node this lock creates, and of the container parents it makes when they are
+   * missing (default: the client's `acl` connect option, else OPEN_ACL_UNSAFE). With
+   * `CREATOR_ALL_ACL` on a client authenticated as, say, a digest user, only sessions of that
+   * identity can queue on the path, delete or overwrite a holder's node, or remove the parents:
+   * any other session gets NoAuthError. Checked when the lock is made (InvalidArgumentError).
+   */
+  acl?: readonly ACL[] | undefined;
 }
 
 /** Options of one acquire. */
@@ -86,6 +95,8 @@ export abstract class LockBase {
   protected readonly options: LockOptions;
   /** @internal */
   protected readonly data: Buffer;
+  /** @internal The `acl` option, checked and frozen (undefined: the client's choice). */
+  protected readonly acl: readonly ACL[] | undefined;
   /** Holds by owner, for reentrancy: made at the first hold with an owner (most locks never have one). */
   #holds: Map<unknown, LeaseCore> | undefined;
 
@@ -98,6 +109,7 @@ export abstract class LockBase {
     this.path = path;
     this.options = options;
     this.data = options.data === undefined ? defaultData() : Buffer.from(options.data);
+    this.acl = recipeACL(options.acl);
   }
 
   /** @internal The hold `owner` has through this object, if any (released or lost ones included). */

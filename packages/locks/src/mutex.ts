@@ -60,7 +60,7 @@ export class Mutex extends LockBase {
       path,
       maxHandoffs,
       acquireNode: async (timeout, signal) => {
-        const node = await acquireNode({ zk: this.zk, path: this.path, driver: mutexDriver, data: this.data, timeout, signal });
+        const node = await acquireNode({ zk: this.zk, path: this.path, driver: mutexDriver, data: this.data, acl: this.acl, timeout, signal });
         return guard(this.zk, this.path, node.nodePath, node.czxid, this.options, () => undefined);
       },
     });
@@ -75,6 +75,6 @@ export class Mutex extends LockBase {
 
   /** @internal */
   protected acquireNode(options: AcquireOptions): Promise<HeldNode> {
-    return acquireNode({ zk: this.zk, path: this.path, driver: mutexDriver, data: this.data, timeout: options.timeout, signal: options.signal });
+    return acquireNode({ zk: this.zk, path: this.path, driver: mutexDriver, data: this.data, acl: this.acl, timeout: options.timeout, signal: options.signal });
   }
 }

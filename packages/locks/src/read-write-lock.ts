@@ -59,7 +59,7 @@ export class WriteLock extends LockBase {
   /** @internal */
   protected acquireNode(options: AcquireOptions, owner: unknown): Promise<HeldNode> {
     if (owner !== undefined && this.#read().isHeldBy(owner) && !this.isHeldBy(owner)) throw new LockUpgradeError(this.path);
-    return acquireNode({ zk: this.zk, path: this.path, driver: writeDriver, data: this.data, timeout: options.timeout, signal: options.signal });
+    return acquireNode({ zk: this.zk, path: this.path, driver: writeDriver, data: this.data, acl: this.acl, timeout: options.timeout, signal: options.signal });
   }
 }
 
@@ -77,7 +77,7 @@ export class ReadLock extends LockBase {
   protected async acquireNode(options: AcquireOptions, owner: unknown): Promise<HeldNode> {
     const writeNode = this.#write.heldNode(owner ?? ownerOf(options));
     if (writeNode) return this.#downgrade(writeNode);
-    return acquireNode({ zk: this.zk, path: this.path, driver: readDriver, data: this.data, timeout: options.timeout, signal: options.signal });
+    return acquireNode({ zk: this.zk, path: this.path, driver: readDriver, data: this.data, acl: this.acl, timeout: options.timeout, signal: options.signal });
   }
 
   // The read node gets the write node's sequence (an ephemeral node with that exact name), so it
@@ -85,7 +85,7 @@ export class ReadLock extends LockBase {
   async #downgrade(writeNode: string): Promise<HeldNode> {
     const seq = sortKey(writeNode.slice(writeNode.lastIndexOf('/') + 1), READ_WRITE_LOCK_NAMES);
     const name = `${protectedName(newAttemptId(), READ_LOCK_NAME)}${seq}`;
-    const { path, stat } = await this.zk.createWithStat(`${this.path}/${name}`, this.data, { mode: CreateMode.EPHEMERAL });
+    const { path, stat } = await this.zk.createWithStat(`${this.path}/${name}`, this.data, { mode: CreateMode.EPHEMERAL, acl: this.acl });
     return { nodePath: path, name, czxid: stat.czxid };
   }
 }

@@ -12,9 +12,10 @@
  * Curator writes its default (the local IP address), we write `{"host","pid"}` JSON unless told.
  */
 import { hostname } from 'node:os';
-import { ConnectionLossError, CreateMode, InvalidArgumentError, NoNodeError, validatePath, type Stat, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
+import { ConnectionLossError, CreateMode, InvalidArgumentError, NoNodeError, validatePath, type ACL, type Stat, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
 import { LeaseLostError, LockAbortedError, LockTimeoutError } from './errors.js';
 import { Attempt, deleteGuaranteed, removeNode, sweepAttempt } from './internal/attempt.js';
+import { recipeACL } from './internal/acl.js';
 import { mutexDriver } from './internal/drivers.js';
 import { acquireNode, ensureContainers, type HeldNode } from './internal/engine.js';
 import { attemptIdOf, newAttemptId, protectedName } from './internal/names.js';
@@ -97,6 +98,7 @@ export class Semaphore {
   readonly #maxLeases: number | SharedCountReader;
   readonly #options: LockOptions;
   readonly #data: Buffer;
+  readonly #acl: readonly ACL[] | undefined;
   readonly #leasesPath: string;
   readonly #locksPath: string;
   /**
@@ -110,7 +112,7 @@ export class Semaphore {
    */
   #freeLastTime = false;
 
-  /** Bad input (path, maxLeases, suspendedGrace, data) throws InvalidArgumentError; nothing is sent. */
+  /** Bad input (path, maxLeases, suspendedGrace, data, acl) throws InvalidArgumentError; nothing is sent. */
   constructor(zk: ZooKeeper, path: string, options: SemaphoreOptions) {
     validatePath(path);
     const max = options?.maxLeases;
@@ -129,6 +131,7 @@ export class Semaphore {
     this.path = path;
     this.#maxLeases = max;
     this.#options = options;
+    this.#acl = recipeACL(options.acl);
     this.#data = options.data === undefined ? Buffer.from(JSON.stringify({ host: hostname(), pid: process.pid })) : Buffer.from(options.data);
     const base = path === '/' ? '' : path;
     this.#leasesPath = `${base}/${LEASE_PARENT}`;
@@ -240,7 +243,7 @@ export class Semaphore {
   /** Takes the internal InterProcessMutex at `locks/` with the shared engine, bounded by `attempt`. */
   async #lockInternal(attempt: Attempt, once: boolean): Promise<HeldNode> {
     try {
-      return await acquireNode({ zk: this.zk, path: this.#locksPath, driver: mutexDriver, data: this.#data, timeout: once ? 0 : undefined, signal: attempt.signal });
+      return await acquireNode({ zk: this.zk, path: this.#locksPath, driver: mutexDriver, data: this.#data, acl: this.#acl, timeout: once ? 0 : undefined, signal: attempt.signal });
     } catch (err) {
       // The engine reports the end of our attempt as an abort (cause: our reason): say it as ours.
       if (attempt.signal.aborted) throw attempt.signal.reason;
@@ -297,7 +300,7 @@ export class Semaphore {
   }
 
   #send(slot: Slot): Promise<{ path: string; stat: Stat }> {
-    const created = this.zk.createWithStat(`${this.#leasesPath}/${protectedName(slot.attemptId, LEASE_NAME)}`, this.#data, { mode: CreateMode.EPHEMERAL_SEQUENTIAL });
+    const created = this.zk.createWithStat(`${this.#leasesPath}/${protectedName(slot.attemptId, LEASE_NAME)}`, this.#data, { mode: CreateMode.EPHEMERAL_SEQUENTIAL, acl: this.#acl });
     created.catch(() => undefined); // awaited through attempt.race, or swept
     slot.inFlight = created;
     return created;
@@ -307,7 +310,7 @@ export class Semaphore {
   async #createAgain(attempt: Attempt, slot: Slot, failure: unknown): Promise<void> {
     for (let parentRetries = 0; ; ) {
       if (failure instanceof NoNodeError && parentRetries++ < MAX_PARENT_RETRIES) {
-        await ensureContainers(this.zk, this.#leasesPath, attempt).catch((e: unknown) => (e instanceof ConnectionLossError ? attempt.connected(e) : Promise.reject(e)));
+        await ensureContainers(this.zk, this.#leasesPath, attempt, this.#acl).catch((e: unknown) => (e instanceof ConnectionLossError ? attempt.connected(e) : Promise.reject(e)));
       } else if (failure instanceof ConnectionLossError) {
         slot.unknown = true; // the create may have happened
         slot.node = await this.#recover(attempt, slot.attemptId, failure);

@@ -1,9 +1,10 @@
 /**
  * SharedCount: Curator's SharedCount (a SharedValue holding an int), wire-compatible with it.
  */
-import { BadVersionError, ConnectionLossError, CreateMode, InvalidArgumentError, NodeExistsError, NoNodeError, parentPath, validatePath, type CallOptions, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
+import { BadVersionError, ConnectionLossError, CreateMode, InvalidArgumentError, NodeExistsError, NoNodeError, parentPath, validatePath, type ACL, type CallOptions, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
 import { LockStateError, SharedCountError } from './errors.js';
 import { checkClient } from './internal/client.js';
+import { recipeACL } from './internal/acl.js';
 import { connected } from './internal/attempt.js';
 import { ensureContainers } from './internal/engine.js';
 
@@ -43,6 +44,18 @@ function validateCount(argument: string, n: unknown): asserts n is number {
   }
 }
 
+/** Options of a {@link SharedCount}. */
+export interface SharedCountOptions {
+  /**
+   * ACL of the count node and of the container parents `start()` makes when they are missing
+   * (default: the client's `acl` connect option, else OPEN_ACL_UNSAFE). With `CREATOR_ALL_ACL`
+   * on an authenticated client, other identities can neither read nor change the count (a
+   * read-only world entry, `[...CREATOR_ALL_ACL, ...READ_ACL_UNSAFE]`, lets them follow it).
+   * Checked when the count is made (InvalidArgumentError).
+   */
+  acl?: readonly ACL[] | undefined;
+}
+
 /**
  * A number shared through one ZooKeeper node, kept current by a watch: Curator's `SharedCount`
  * (same node, same 4-byte big-endian encoding), so Java and Node processes read and change the
@@ -75,16 +88,18 @@ export class SharedCount implements SharedCountReader, AsyncDisposable {
   readonly #listeners = new Set<(count: number) => void>();
   /** A change arrived while `start()` was still running: followed once it is done. */
   #changedWhileStarting = false;
+  readonly #acl: readonly ACL[] | undefined;
   readonly #onEvent = (e: WatchedEvent) => {
     if (e.type === 'DataWatchRemoved') return;
     if (this.#state === 'starting') this.#changedWhileStarting = true;
     else void this.#follow();
   };
 
-  /** Bad input (a path, or a seed outside Java's int range) throws InvalidArgumentError. Nothing is sent before `start()`. */
-  constructor(zk: ZooKeeper, path: string, seed: number) {
+  /** Bad input (a path, a seed outside Java's int range, an `acl`) throws InvalidArgumentError. Nothing is sent before `start()`. */
+  constructor(zk: ZooKeeper, path: string, seed: number, options: SharedCountOptions = {}) {
     validatePath(path);
     validateCount('seed', seed);
+    this.#acl = recipeACL(options.acl);
     this.zk = zk;
     this.path = path;
     this.seed = seed;
@@ -189,12 +204,12 @@ export class SharedCount implements SharedCountReader, AsyncDisposable {
   async #create(options: CallOptions): Promise<void> {
     for (let parents = 0; ; parents++) {
       try {
-        await this.zk.create(this.path, encodeCount(this.seed), { ...options, mode: CreateMode.PERSISTENT });
+        await this.zk.create(this.path, encodeCount(this.seed), { ...options, mode: CreateMode.PERSISTENT, acl: this.#acl });
         return;
       } catch (err) {
         if (err instanceof NodeExistsError) return;
         if (!(err instanceof NoNodeError) || parents > 0) throw err;
-        await ensureContainers(this.zk, parentPath(this.path) ?? '/');
+        await ensureContainers(this.zk, parentPath(this.path) ?? '/', undefined, this.#acl);
       }
     }
   }

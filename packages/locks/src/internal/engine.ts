@@ -9,7 +9,7 @@
  * - when the node we wait for was the last obstacle (`thenHolds`), its deletion event hands us
  *   the lock without listing again.
  */
-import { ConnectionLossError, CreateMode, NodeExistsError, NoNodeError, type Stat, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
+import { ConnectionLossError, CreateMode, NodeExistsError, NoNodeError, type ACL, type Stat, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
 import { LeaseLostError } from '../errors.js';
 import { Attempt, connected, deleteGuaranteed, removeNode, sweepAttempt } from './attempt.js';
 import type { LockDriver } from './drivers.js';
@@ -26,6 +26,8 @@ export interface AcquireSpec {
   readonly driver: LockDriver;
   /** Data stored in our node (owner information). */
   readonly data: Buffer;
+  /** ACL of our node and of the parents we create; undefined: the client's `acl` option. */
+  readonly acl?: readonly ACL[] | undefined;
   /** ms; 0 = try once; undefined = wait forever. */
   readonly timeout: number | undefined;
   readonly signal: AbortSignal | undefined;
@@ -83,7 +85,7 @@ async function createQueued(spec: AcquireSpec, attempt: Attempt, create: CreateS
   const prefix = `${path}/${protectedName(create.attemptId, driver.lockName)}`;
   for (let parentRetries = 0; ; ) {
     attempt.check();
-    const created = zk.createWithStat(prefix, spec.data, { mode: CreateMode.EPHEMERAL_SEQUENTIAL });
+    const created = zk.createWithStat(prefix, spec.data, { mode: CreateMode.EPHEMERAL_SEQUENTIAL, acl: spec.acl });
     const listed = zk.getChildren(path);
     listed.catch(() => undefined); // its failure is the create's failure, handled below
     create.inFlight = created;
@@ -96,7 +98,7 @@ async function createQueued(spec: AcquireSpec, attempt: Attempt, create: CreateS
       create.inFlight = undefined;
       if (err instanceof NoNodeError && parentRetries++ < MAX_PARENT_RETRIES) {
         // Only a NoNode counts here: a connection loss while creating the parents is waited out.
-        await ensureContainers(zk, path, attempt).catch((e: unknown) => (e instanceof ConnectionLossError ? attempt.connected(e) : Promise.reject(e)));
+        await ensureContainers(zk, path, attempt, spec.acl).catch((e: unknown) => (e instanceof ConnectionLossError ? attempt.connected(e) : Promise.reject(e)));
         continue;
       }
       if (err instanceof ConnectionLossError) {
@@ -206,13 +208,16 @@ export async function unwatch(zk: ZooKeeper, target: string, listener: (e: Watch
   await zk.removeWatches(target, { kind: 'data', listener }).catch(() => zk.removeLocalWatch('data', target, listener));
 }
 
-/** Creates `path` and its missing ancestors as container nodes (garbage-collected when empty), within `attempt`. */
-export async function ensureContainers(zk: ZooKeeper, path: string, attempt?: Attempt): Promise<void> {
+/**
+ * Creates `path` and its missing ancestors as container nodes (garbage-collected when empty),
+ * within `attempt`, with `acl` (undefined: the client's `acl` option for each path).
+ */
+export async function ensureContainers(zk: ZooKeeper, path: string, attempt?: Attempt, acl?: readonly ACL[]): Promise<void> {
   const parts = path.split('/').filter(Boolean);
   for (let i = 1; i <= parts.length; i++) {
     const p = `/${parts.slice(0, i).join('/')}`;
     try {
-      const created = zk.create(p, null, { mode: CreateMode.CONTAINER });
+      const created = zk.create(p, null, { mode: CreateMode.CONTAINER, acl });
       await (attempt ? attempt.race(created) : created);
     } catch (err) {
       if (!(err instanceof NodeExistsError)) throw err;
