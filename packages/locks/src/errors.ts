@@ -115,3 +115,43 @@ export class SharedCountError extends LockError {
   }
   override name = 'SharedCountError';
 }
+
+/** What a barrier was doing when its wait ended: `Barrier.wait`, `DoubleBarrier.enter` or `DoubleBarrier.leave`. */
+export type BarrierOperation = 'wait' | 'enter' | 'leave';
+
+/**
+ * A barrier wait did not end within its timeout (`timeout: 0`: it could not end at once). A
+ * {@link LockTimeoutError}, so one `catch` covers every timeout of this package. A double
+ * barrier's member node was removed before it rejected, and no watch was left behind.
+ */
+export class BarrierTimeoutError extends LockTimeoutError {
+  static {
+    brandError(this, 'BarrierTimeoutError');
+  }
+  override name = 'BarrierTimeoutError';
+  /** The wait that timed out. */
+  readonly operation: BarrierOperation;
+  constructor(path: string, timeout: number, operation: BarrierOperation) {
+    super(path, timeout);
+    this.message = timeout === 0 ? `barrier ${path}: ${operation} cannot complete at once` : `barrier ${path}: ${operation} not completed within ${timeout} ms`;
+    this.operation = operation;
+  }
+}
+
+/**
+ * A barrier wait was aborted through its signal (`cause`: the signal's reason). A
+ * {@link LockAbortedError}; as after a timeout, the member node and the watch are gone.
+ */
+export class BarrierAbortedError extends LockAbortedError {
+  static {
+    brandError(this, 'BarrierAbortedError');
+  }
+  override name = 'BarrierAbortedError';
+  /** The wait that was aborted. */
+  readonly operation: BarrierOperation;
+  constructor(path: string, reason: unknown, operation: BarrierOperation) {
+    super(path, reason);
+    this.message = `barrier ${path}: ${operation} was aborted`;
+    this.operation = operation;
+  }
+}
