@@ -7,8 +7,9 @@
  * watch until the node is absent. The node's data is never read by either side (Curator writes
  * its client's default data, the local IP address as text).
  */
-import { CreateMode, InvalidArgumentError, NodeExistsError, NoNodeError, validatePath, type CallOptions, type ZooKeeper } from '@zk/protocol';
+import { CreateMode, InvalidArgumentError, type ACL, NodeExistsError, NoNodeError, validatePath, type CallOptions, type ZooKeeper } from '@zk/protocol';
 import { checkClient } from './internal/client.js';
+import { recipeACL } from './internal/acl.js';
 import { BarrierWait, checkWaitOptions, isRetryable, NodeWatch, type BarrierWaitOptions } from './internal/barrier-wait.js';
 import { BarrierAbortedError, type BarrierTimeoutError, type LeaseLostError } from './errors.js';
 
@@ -18,6 +19,12 @@ export type { BarrierWaitOptions } from './internal/barrier-wait.js';
 export interface BarrierOptions {
   /** The data `set()` writes in the barrier node (nobody reads it). Default: none. */
   data?: Uint8Array | string;
+  /**
+   * ACL of the barrier node and of the container parents made when they are missing (default: the
+   * client's `acl` connect option, else OPEN_ACL_UNSAFE). Every process on the path, Curator's
+   * included, must be allowed by it. Checked when the object is made (InvalidArgumentError).
+   */
+  acl?: readonly ACL[] | undefined;
 }
 
 /**
@@ -54,6 +61,7 @@ export class Barrier {
   /** The barrier node's path. */
   readonly path: string;
   readonly #data: Buffer;
+  readonly #acl: readonly ACL[] | undefined;
 
   /** Bad input (a relative or malformed path) throws InvalidArgumentError; nothing is sent here. */
   constructor(zk: ZooKeeper, path: string, options: BarrierOptions = {}) {
@@ -65,13 +73,14 @@ export class Barrier {
     this.zk = zk;
     this.path = path;
     this.#data = options.data === undefined ? Buffer.alloc(0) : Buffer.from(options.data);
+    this.#acl = recipeACL(options.acl);
   }
 
   /** Sets the barrier: creates its node (parents as containers). Idempotent (Curator's `setBarrier`). */
   async set(options: CallOptions = {}): Promise<void> {
     checkClient(this.zk);
     try {
-      await this.zk.create(this.path, this.#data, { ...options, mode: CreateMode.PERSISTENT, parents: 'container' });
+      await this.zk.create(this.path, this.#data, { ...options, mode: CreateMode.PERSISTENT, parents: 'container', acl: this.#acl, parentAcl: this.#acl });
     } catch (err) {
       if (!(err instanceof NodeExistsError)) throw err;
     }

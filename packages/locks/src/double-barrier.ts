@@ -19,9 +19,10 @@
  * Sharing the sort order is what makes mixed members agree on who waits for whom.
  */
 import { randomUUID } from 'node:crypto';
-import { CreateMode, InvalidArgumentError, NodeExistsError, NoNodeError, validatePath, type ZooKeeper } from '@zk/protocol';
+import { CreateMode, InvalidArgumentError, type ACL, NodeExistsError, NoNodeError, validatePath, type ZooKeeper } from '@zk/protocol';
 import { BarrierAbortedError, LockStateError, type BarrierTimeoutError, type LeaseLostError } from './errors.js';
 import { checkClient } from './internal/client.js';
+import { recipeACL } from './internal/acl.js';
 import { removeNode } from './internal/attempt.js';
 import { BarrierWait, checkWaitOptions, isRetryable, NodeWatch, type BarrierWaitOptions } from './internal/barrier-wait.js';
 
@@ -32,6 +33,12 @@ export const READY_NODE = 'ready';
 export interface DoubleBarrierOptions {
   /** The data of this member's node (nobody reads it). Default: none. */
   data?: Uint8Array | string;
+  /**
+   * ACL of the member nodes, of `ready` and of the container parents made when they are missing (default: the
+   * client's `acl` connect option, else OPEN_ACL_UNSAFE). Every process on the path, Curator's
+   * included, must be allowed by it. Checked when the object is made (InvalidArgumentError).
+   */
+  acl?: readonly ACL[] | undefined;
 }
 
 /**
@@ -80,6 +87,7 @@ export class DoubleBarrier {
   /** How many members `enter()` waits for. */
   readonly memberCount: number;
   readonly #data: Buffer;
+  readonly #acl: readonly ACL[] | undefined;
   readonly #readyPath: string;
   #state: 'outside' | 'entering' | 'inside' | 'leaving' = 'outside';
   #name: string | undefined;
@@ -102,6 +110,7 @@ export class DoubleBarrier {
     this.path = path;
     this.memberCount = memberCount;
     this.#data = options.data === undefined ? Buffer.alloc(0) : Buffer.from(options.data);
+    this.#acl = recipeACL(options.acl);
     this.#readyPath = `${path}/${READY_NODE}`;
   }
 
@@ -187,7 +196,7 @@ export class DoubleBarrier {
   async #createMember(name: string, wait: BarrierWait): Promise<void> {
     for (;;) {
       try {
-        await wait.race(this.zk.create(`${this.path}/${name}`, this.#data, { mode: CreateMode.EPHEMERAL, parents: 'container' }));
+        await wait.race(this.zk.create(`${this.path}/${name}`, this.#data, { mode: CreateMode.EPHEMERAL, parents: 'container', acl: this.#acl, parentAcl: this.#acl }));
         return;
       } catch (err) {
         if (err instanceof NodeExistsError) return; // a random UUID: only our own earlier try made it
@@ -226,7 +235,7 @@ export class DoubleBarrier {
 
   async #createReady(wait: BarrierWait): Promise<void> {
     try {
-      await wait.race(this.zk.create(this.#readyPath, this.#data, { mode: CreateMode.PERSISTENT }));
+      await wait.race(this.zk.create(this.#readyPath, this.#data, { mode: CreateMode.PERSISTENT, acl: this.#acl }));
     } catch (err) {
       if (!(err instanceof NodeExistsError)) throw err;
     }

@@ -7,7 +7,7 @@
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChannelName, InvalidArgumentError, SessionExpiredError, ZooKeeper } from '@zk/protocol';
+import { ANYONE_ID_UNSAFE, ChannelName, InvalidArgumentError, Perm, SessionExpiredError, ZooKeeper } from '@zk/protocol';
 import { Barrier, BarrierAbortedError, BarrierTimeoutError, DoubleBarrier, LeaseLostError, LockAbortedError, LockStateError, LockTimeoutError } from '@zk/locks';
 import { waitFor, waitForState } from '../../harness/index.js';
 import { connectString, TestSpace } from '../../harness/fixtures.js';
@@ -243,6 +243,26 @@ describe('double barrier - DistributedDoubleBarrier layout', () => {
     expect(await ls('/db/s')).toEqual([]);
     await Promise.all([lone.enter(), new DoubleBarrier(other, '/db/s', 2).enter()]);
     expect(await ls('/db/s')).toHaveLength(3);
+  });
+});
+
+describe('barriers - acl option', () => {
+  it('puts the acl on the barrier node, the member nodes, ready and the container parents they make', async () => {
+    const [a, b] = await Promise.all([space.client(), space.client()]);
+    const acl = [{ perms: Perm.ALL & ~Perm.ADMIN, id: ANYONE_ID_UNSAFE }];
+    const admin = await space.admin();
+    const aclOf = async (path: string) => (await admin.getACL(`${space.root}${path}`)).acl;
+    await new Barrier(a, '/acl/bar/x', { acl }).set();
+    expect(await aclOf('/acl/bar/x')).toEqual(acl);
+    expect(await aclOf('/acl/bar')).toEqual(acl);
+    await new Barrier(a, '/acl/bar/x').remove();
+    const members = [new DoubleBarrier(a, '/acl/db/y', 2, { acl }), new DoubleBarrier(b, '/acl/db/y', 2, { acl })];
+    await Promise.all(members.map((m) => m.enter()));
+    expect(await aclOf('/acl/db/y/ready')).toEqual(acl);
+    expect(await aclOf(members[0]!.memberNode!)).toEqual(acl);
+    expect(await aclOf('/acl/db/y')).toEqual(acl);
+    await Promise.all(members.map((m) => m.leave()));
+    expect(() => new DoubleBarrier(a, '/acl/db/y', 2, { acl: [{ perms: 99, id: ANYONE_ID_UNSAFE }] })).toThrow(InvalidArgumentError);
   });
 });
 
