@@ -155,3 +155,30 @@ export class BarrierAbortedError extends LockAbortedError {
     this.operation = operation;
   }
 }
+
+/**
+ * An atomic counter could not tell what happened to its value: `kind` `'corrupted'` when the
+ * node holds 1 to 7 bytes (not an 8-byte long; Curator throws "Corrupted data" there), or
+ * `'outcome-unknown'` when the write's reply was lost (`cause`: the connection loss) and the
+ * node changed since it was read, so the change may or may not have been applied. Curator
+ * retries such a write blindly, which can apply an increment twice; this error leaves the
+ * decision (read again, or count it as done) to the caller, with `preValue` and `attempted`.
+ */
+export class AtomicValueError extends LockError {
+  static {
+    brandError(this, 'AtomicValueError');
+  }
+  override name = 'AtomicValueError';
+  /** What went wrong. */
+  readonly kind: 'corrupted' | 'outcome-unknown';
+  /** The value read before the write (outcome-unknown). */
+  readonly preValue: bigint | undefined;
+  /** The value the write tried to store (outcome-unknown). */
+  readonly attempted: bigint | undefined;
+  constructor(path: string, kind: 'corrupted' | 'outcome-unknown', message: string, details: { cause?: unknown; preValue?: bigint; attempted?: bigint } = {}) {
+    super(path, message, { cause: details.cause });
+    this.kind = kind;
+    this.preValue = details.preValue;
+    this.attempted = details.attempted;
+  }
+}
