@@ -63,3 +63,10 @@ describe('zk-lock - arguments', () => {
     expect(parseArgs(['--help', '--bogus-but-after']).help).toBe(true);
   });
 });
+
+describe('zk-lock args - --acl', () => {
+  it('parses into the ACL of the nodes it creates', () => {
+    expect(parseArgs(['--acl', 'creator', '/l', '--', 'x']).acl).toEqual([{ perms: 31, id: { scheme: 'auth', id: '' } }]);
+    expect(() => parseArgs(['--acl', 'nobody', '/l', '--', 'x'])).toThrow(/--acl: "nobody" is not creator, world/);
+  });
+});

@@ -1,7 +1,7 @@
 /**
  * zk-lock's command line, parsed without dependencies. Pure.
  */
-import { validatePath } from '@zk/protocol';
+import { CREATOR_ALL_ACL, OPEN_ACL_UNSAFE, Perm, READ_ACL_UNSAFE, validatePath, type ACL } from '@zk/protocol';
 
 /** A usage mistake: printed as one line with a pointer to --help. */
 export class UsageError extends Error {
@@ -25,6 +25,8 @@ export interface Parsed {
   leader?: boolean;
   /** `--id`: the participant id of `--leader`. */
   id?: string | undefined;
+  /** `--acl`: the ACL of the nodes zk-lock creates (default: the client's, open). */
+  acl?: ACL[] | undefined;
   json?: boolean;
   verbose?: boolean;
   help?: boolean;
@@ -100,6 +102,9 @@ export function parseArgs(argv: readonly string[]): Parsed {
       case '--id':
         out.id = value();
         break;
+      case '--acl':
+        out.acl = parseAcl(value());
+        break;
       case '--json':
         out.json = true;
         break;
@@ -132,4 +137,34 @@ export function parseArgs(argv: readonly string[]): Parsed {
   if (out.command === 'run' && command.length === 0) throw new UsageError('missing the command to run (after --)');
   if (out.command === 'status' && command.length > 0) throw new UsageError('status takes no command');
   return out;
+}
+
+const PERMS: Readonly<Record<string, number>> = { r: Perm.READ, w: Perm.WRITE, c: Perm.CREATE, d: Perm.DELETE, a: Perm.ADMIN };
+
+/**
+ * `--acl`: comma-separated entries, each `creator` (all rights for the identities this session
+ * authenticated as: CREATOR_ALL_ACL), `world` (OPEN_ACL_UNSAFE), `world:r` (READ_ACL_UNSAFE),
+ * or `scheme:id:perms` with perms from `crwda` (`digest:alice:<base64 hash>:cdrwa`,
+ * `ip:10.0.0.0/8:r`, `x509:CN=svc:cdrwa`). The server checks schemes and ids.
+ */
+export function parseAcl(spec: string): ACL[] {
+  const acl: ACL[] = [];
+  for (const entry of spec.split(',').map((e) => e.trim())) {
+    if (entry === 'creator') acl.push(...CREATOR_ALL_ACL.map((a) => ({ perms: a.perms, id: { ...a.id } })));
+    else if (entry === 'world') acl.push(...OPEN_ACL_UNSAFE.map((a) => ({ perms: a.perms, id: { ...a.id } })));
+    else if (entry === 'world:r') acl.push(...READ_ACL_UNSAFE.map((a) => ({ perms: a.perms, id: { ...a.id } })));
+    else {
+      const first = entry.indexOf(':');
+      const last = entry.lastIndexOf(':');
+      if (first <= 0 || last === first || last === entry.length - 1) throw new UsageError(`--acl: ${JSON.stringify(entry)} is not creator, world, world:r or scheme:id:perms`);
+      let perms = 0;
+      for (const p of entry.slice(last + 1)) {
+        const bit = PERMS[p];
+        if (bit === undefined) throw new UsageError(`--acl: ${JSON.stringify(entry.slice(last + 1))} are not permissions (use letters from crwda)`);
+        perms |= bit;
+      }
+      acl.push({ perms, id: { scheme: entry.slice(0, first), id: entry.slice(first + 1, last) } });
+    }
+  }
+  return acl;
 }

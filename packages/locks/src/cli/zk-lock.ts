@@ -15,6 +15,7 @@ import { Mutex } from '../mutex.js';
 import { ReadWriteLock } from '../read-write-lock.js';
 import { Semaphore } from '../semaphore.js';
 import { parseArgs, UsageError, type Parsed } from './args.js';
+import { securityFromEnv } from './credentials.js';
 
 /** Exit codes (documented in the README and in --help). */
 export const Exit = {
@@ -44,10 +45,24 @@ Options:
   --id ID                  (--leader) the participant id (default: host:pid)
   --session-timeout DUR    ZooKeeper session timeout (default 10s)
   --grace DURATION         after the lease is lost: SIGTERM, then SIGKILL after this (default 10s)
+  --acl ACL                the ACL of the nodes it creates: creator (all rights for the identity
+                           below), world, world:r, or scheme:id:perms (perms from crwda), commas
+                           between entries (default: open to all)
   --json                   (status) machine-readable output
   --verbose                errors with stack traces
   -h, --help               this text
 Durations: 500ms, 30s, 5m, or a plain number of seconds.
+
+A secured ensemble: TLS and credentials come from the environment and files, never from the
+command line (which anyone can read in ps):
+  ZK_TLS=1                 TLS, the server checked against the system's CAs
+  ZK_TLS_CA=FILE           TLS, the server checked against this CA (PEM) only
+  ZK_TLS_CERT=FILE, ZK_TLS_KEY=FILE   a client certificate and its key (PEM)
+  ZK_TLS_PFX=FILE          or both in one PKCS#12 file (a Java keystore)
+  ZK_TLS_KEY_PASSPHRASE_FILE=FILE     the key's (or the PKCS#12 file's) passphrase
+  ZK_TLS_SERVERNAME=NAME   the name the server's certificate must carry (default: the host)
+  ZK_DIGEST_FILE=FILE      digest authentication: the file holds user:password
+  ZK_SASL_USER=NAME, ZK_SASL_PASSWORD_FILE=FILE       SASL DIGEST-MD5
 
 The command gets ZK_LOCK_FENCING_TOKEN (grows with every new holder) and ZK_LOCK_PATH.
 Signals (INT, TERM, HUP, QUIT) are forwarded to the command.
@@ -79,11 +94,12 @@ async function main(argv: string[]): Promise<number> {
   }
   const connect = args.connect ?? process.env.ZK_CONNECT ?? '127.0.0.1:2181';
   const sessionTimeout = args.sessionTimeout ?? 10_000;
+  const security = securityFromEnv();
   let zk: ZooKeeper;
   try {
-    zk = await ZooKeeper.connect(connect, { sessionTimeout, connectTimeout: 5000 });
+    zk = await ZooKeeper.connect(connect, { sessionTimeout, connectTimeout: 5000, ...security.options });
   } catch (err) {
-    fail(`cannot connect to ZooKeeper at ${connect}: ${(err as Error).message}`, err, args.verbose);
+    fail(`cannot connect to ZooKeeper at ${connect} (${security.summary}): ${(err as Error).message}`, err, args.verbose);
     return Exit.unavailable;
   }
   try {
@@ -147,7 +163,7 @@ async function run(zk: ZooKeeper, args: Parsed): Promise<number> {
     throw err;
   };
   if (args.leader) {
-    const selector = new LeaderSelector(zk, args.path, { id: args.id ?? `${hostname()}:${process.pid}` });
+    const selector = new LeaderSelector(zk, args.path, { id: args.id ?? `${hostname()}:${process.pid}`, acl: args.acl });
     try {
       return await selector.run(
         (leadership) => runChild(leadership, args, signals),
@@ -161,12 +177,12 @@ async function run(zk: ZooKeeper, args: Parsed): Promise<number> {
   }
   const lock: LockBase | Semaphore =
     args.semaphore !== undefined
-      ? new Semaphore(zk, args.path, { maxLeases: args.semaphore, data })
+      ? new Semaphore(zk, args.path, { maxLeases: args.semaphore, data, acl: args.acl })
       : args.read
-        ? new ReadWriteLock(zk, args.path, { data }).readLock()
+        ? new ReadWriteLock(zk, args.path, { data, acl: args.acl }).readLock()
         : args.write
-          ? new ReadWriteLock(zk, args.path, { data }).writeLock()
-          : new Mutex(zk, args.path, { data });
+          ? new ReadWriteLock(zk, args.path, { data, acl: args.acl }).writeLock()
+          : new Mutex(zk, args.path, { data, acl: args.acl });
   let lease: Lease;
   try {
     lease = await lock.acquire({ timeout: args.timeout, signal: waiting.signal });

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { CREATOR_ALL_ACL, OPEN_ACL_UNSAFE, Perm, READ_ACL_UNSAFE } from '@zk/protocol';
+import { parseAcl, UsageError } from './args.js';
+import { securityFromEnv } from './credentials.js';
+
+const files: Record<string, string> = {
+  '/ca.pem': 'CA PEM',
+  '/cert.pem': 'CERT PEM',
+  '/key.pem': 'KEY PEM',
+  '/pass': 'key-passphrase\n',
+  '/digest': 'alice:s3cret-pw\n',
+  '/sasl': 'sasl-s3cret',
+};
+const read = (p: string) => {
+  const text = files[p];
+  if (text === undefined) throw Object.assign(new Error(`ENOENT: no such file ${p}`), { code: 'ENOENT' });
+  return Buffer.from(text);
+};
+
+describe('zk-lock - security from the environment', () => {
+  it('nothing set: plain, no credentials', () => {
+    expect(securityFromEnv({}, read)).toEqual({ options: {}, summary: 'plain, no credentials' });
+  });
+
+  it('TLS with a pinned CA, a client certificate and its passphrase; digest and SASL credentials from files', () => {
+    const s = securityFromEnv(
+      { ZK_TLS_CA: '/ca.pem', ZK_TLS_CERT: '/cert.pem', ZK_TLS_KEY: '/key.pem', ZK_TLS_KEY_PASSPHRASE_FILE: '/pass', ZK_TLS_SERVERNAME: 'zk.internal', ZK_DIGEST_FILE: '/digest', ZK_SASL_USER: 'bob', ZK_SASL_PASSWORD_FILE: '/sasl' },
+      read,
+    );
+    expect(s.options.tls).toEqual({ ca: Buffer.from('CA PEM'), cert: Buffer.from('CERT PEM'), key: Buffer.from('KEY PEM'), passphrase: 'key-passphrase', servername: 'zk.internal' });
+    expect(s.options.auth).toEqual([{ scheme: 'digest', auth: 'alice:s3cret-pw' }]);
+    expect(s.options.sasl).toEqual({ mechanism: 'DIGEST-MD5', username: 'bob', password: 'sasl-s3cret' });
+    expect(s.summary).toBe('TLS (CA pinned, client certificate, server name zk.internal), digest user alice, SASL user bob');
+    // The summary (printed in errors) holds no secret.
+    for (const secret of ['s3cret-pw', 'sasl-s3cret', 'key-passphrase', 'KEY PEM']) expect(s.summary).not.toContain(secret);
+  });
+
+  it('ZK_TLS=1 alone: TLS against the system CAs; ZK_TLS=0 is off', () => {
+    expect(securityFromEnv({ ZK_TLS: '1' }, read)).toEqual({ options: { tls: {} }, summary: 'TLS (system CAs)' });
+    expect(securityFromEnv({ ZK_TLS: '0' }, read).options.tls).toBeUndefined();
+  });
+
+  it.each([
+    [{ ZK_TLS_CA: '/missing.pem' }, 'ZK_TLS_CA: cannot read /missing.pem (ENOENT)'],
+    [{ ZK_TLS_CERT: '/cert.pem' }, 'ZK_TLS_CERT and ZK_TLS_KEY go together: a client certificate needs its key'],
+    [{ ZK_DIGEST_FILE: '/sasl' }, 'ZK_DIGEST_FILE: /sasl must hold user:password on one line'],
+    [{ ZK_SASL_USER: 'bob' }, 'ZK_SASL_USER and ZK_SASL_PASSWORD_FILE go together'],
+  ])('refuses %j naming the variable, never a file’s content', (env, message) => {
+    expect(() => securityFromEnv(env, read)).toThrow(new UsageError(message));
+  });
+});
+
+describe('zk-lock - --acl', () => {
+  it('creator, world, world:r and scheme:id:perms entries, comma-separated', () => {
+    expect(parseAcl('creator')).toEqual(CREATOR_ALL_ACL);
+    expect(parseAcl('world')).toEqual(OPEN_ACL_UNSAFE);
+    expect(parseAcl('world:r')).toEqual(READ_ACL_UNSAFE);
+    expect(parseAcl('creator, digest:ops:a2V5aGFzaGtleWhhc2hrZXloYXNo:r, ip:10.0.0.0/8:cd')).toEqual([
+      ...CREATOR_ALL_ACL,
+      { perms: Perm.READ, id: { scheme: 'digest', id: 'ops:a2V5aGFzaGtleWhhc2hrZXloYXNo' } },
+      { perms: Perm.CREATE | Perm.DELETE, id: { scheme: 'ip', id: '10.0.0.0/8' } },
+    ]);
+  });
+
+  it.each(['creatr', 'digest:x', 'ip:1.2.3.4:', 'ip:1.2.3.4:rwx'])('refuses %j', (spec) => {
+    expect(() => parseAcl(spec)).toThrow(UsageError);
+  });
+});

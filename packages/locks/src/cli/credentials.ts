@@ -1,0 +1,75 @@
+/**
+ * How zk-lock reaches a secured ensemble: TLS and credentials from environment variables and
+ * files only, never from the command line (a command line is visible to every user in `ps`),
+ * and `--acl` for the nodes it creates. Errors name the variable and the file, never what a
+ * file holds.
+ *
+ *     ZK_TLS=1                      TLS, the server checked against the system's CAs
+ *     ZK_TLS_CA=<pem file>          TLS, the server checked against this CA only (pinned)
+ *     ZK_TLS_CERT, ZK_TLS_KEY       a client certificate and its key (PEM files; x509 identity)
+ *     ZK_TLS_PFX                    or both in one PKCS#12 file (a Java keystore)
+ *     ZK_TLS_KEY_PASSPHRASE_FILE    a file holding the key's (or the PKCS#12 file's) passphrase
+ *     ZK_TLS_SERVERNAME             the name the server's certificate must carry (default: the host)
+ *     ZK_DIGEST_FILE                a file holding `user:password` (digest authentication)
+ *     ZK_SASL_USER, ZK_SASL_PASSWORD_FILE   SASL DIGEST-MD5
+ */
+import { readFileSync } from 'node:fs';
+import type { ClientOptions } from '@zk/protocol';
+import { UsageError } from './args.js';
+
+/** What the environment asks for: connect options, and a line saying what (no secret in it). */
+export interface Security {
+  readonly options: Pick<ClientOptions, 'tls' | 'auth' | 'sasl'>;
+  /** `TLS (CA pinned, client certificate), digest user alice`: for --verbose and errors. */
+  readonly summary: string;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+type Reader = (path: string) => Buffer;
+
+/** The connect options the environment asks for; UsageError naming the variable when a file cannot be read. */
+export function securityFromEnv(env: Env = process.env, read: Reader = (p) => readFileSync(p)): Security {
+  const file = (name: string): Buffer | undefined => {
+    const path = env[name];
+    if (path === undefined || path === '') return undefined;
+    try {
+      return read(path);
+    } catch (err) {
+      throw new UsageError(`${name}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  };
+  const text = (name: string): string | undefined => file(name)?.toString('utf8').replace(/\r?\n$/, '');
+  const said: string[] = [];
+  const options: { -readonly [K in keyof Security['options']]: Security['options'][K] } = {};
+
+  const ca = file('ZK_TLS_CA');
+  const cert = file('ZK_TLS_CERT');
+  const key = file('ZK_TLS_KEY');
+  const pfx = file('ZK_TLS_PFX');
+  if ((cert === undefined) !== (key === undefined)) throw new UsageError('ZK_TLS_CERT and ZK_TLS_KEY go together: a client certificate needs its key');
+  if (pfx && cert) throw new UsageError('ZK_TLS_PFX and ZK_TLS_CERT/ZK_TLS_KEY exclude each other: one client certificate');
+  const on = env.ZK_TLS !== undefined && !['', '0', 'false', 'no'].includes(env.ZK_TLS.toLowerCase());
+  if (on || ca || cert || pfx) {
+    const passphrase = text('ZK_TLS_KEY_PASSPHRASE_FILE');
+    const servername = env.ZK_TLS_SERVERNAME || undefined;
+    options.tls = { ...(ca ? { ca } : {}), ...(cert ? { cert, key } : {}), ...(pfx ? { pfx } : {}), ...(passphrase !== undefined ? { passphrase } : {}), ...(servername ? { servername } : {}) };
+    said.push(`TLS (${[ca ? 'CA pinned' : 'system CAs', (cert || pfx) && 'client certificate', servername && `server name ${servername}`].filter(Boolean).join(', ')})`);
+  }
+
+  const digest = text('ZK_DIGEST_FILE');
+  if (digest !== undefined) {
+    const colon = digest.indexOf(':');
+    if (colon <= 0) throw new UsageError(`ZK_DIGEST_FILE: ${env.ZK_DIGEST_FILE} must hold user:password on one line`);
+    options.auth = [{ scheme: 'digest', auth: digest }];
+    said.push(`digest user ${digest.slice(0, colon)}`);
+  }
+
+  const saslUser = env.ZK_SASL_USER;
+  const saslPassword = text('ZK_SASL_PASSWORD_FILE');
+  if ((saslUser === undefined || saslUser === '') !== (saslPassword === undefined)) throw new UsageError('ZK_SASL_USER and ZK_SASL_PASSWORD_FILE go together');
+  if (saslUser && saslPassword !== undefined) {
+    options.sasl = { mechanism: 'DIGEST-MD5', username: saslUser, password: saslPassword };
+    said.push(`SASL user ${saslUser}`);
+  }
+  return { options, summary: said.length > 0 ? said.join(', ') : 'plain, no credentials' };
+}

@@ -1,0 +1,164 @@
+/**
+ * zk-lock on a secured ensemble (issue 27 part 3): credentials and TLS from the environment and
+ * files, `--acl` for the nodes it creates, and no secret in anything it prints. One own server:
+ * a plain port (digest), SASL DIGEST-MD5 users (JAAS), and a TLS port that requires client
+ * certificates (x509).
+ */
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NoAuthError, Perm, ZooKeeper, digestId } from '@zk/protocol';
+import { freePorts, makeCertificate, makeClientCertificate, serverTlsProperties, startZooKeeper, waitFor, type ZooKeeperEnsemble } from '../../harness/index.js';
+
+const CLI = fileURLToPath(new URL('../../../packages/locks/dist/cli/zk-lock.js', import.meta.url));
+const external = process.env.ZK_CONNECT;
+
+const SECRETS = { alice: 'alice-Pw-7731', mallory: 'mallory-Pw-1209', bob: 'bob-Sasl-4410', pfx: '' };
+
+let server: ZooKeeperEnsemble;
+let securePort: number;
+let dir: string;
+let caFile: string;
+let pfxFile: string;
+let passFile: string;
+/** Everything every zk-lock run printed: searched for the secrets at the end. */
+const printed: string[] = [];
+
+function secretFile(name: string, content: string | Buffer): string {
+  const file = join(dir, name);
+  writeFileSync(file, content);
+  chmodSync(file, 0o600);
+  return file;
+}
+
+interface Run {
+  out: () => string;
+  err: () => string;
+  exit: Promise<number>;
+  kill: (sig: NodeJS.Signals) => void;
+}
+
+function zkLock(args: string[], env: Record<string, string>, connect = server.connectString): Run {
+  const child = spawn(process.execPath, [CLI, '--connect', connect, '--session-timeout', '4s', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', ...env } });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exit = new Promise<number>((resolve) =>
+    child.once('exit', (code, signal) => {
+      printed.push(out, err);
+      resolve(code ?? (signal ? -1 : 0));
+    }),
+  );
+  return { out: () => out, err: () => err, exit, kill: (sig) => child.kill(sig) };
+}
+
+/** A command that says `ready`, then waits for SIGTERM and exits 0. */
+const HOLD = [process.execPath, '-e', 'process.on("SIGTERM", () => process.exit(0)); console.log("ready"); setInterval(() => {}, 1000);'];
+
+describe.skipIf(external)('zk-lock - a secured ensemble', () => {
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'zk-lock-secure-'));
+    const cert = await makeCertificate();
+    const client = await makeClientCertificate(cert);
+    SECRETS.pfx = client.passphrase;
+    caFile = secretFile('ca.pem', cert.pem);
+    pfxFile = secretFile('client.p12', client.pfx);
+    passFile = secretFile('pfx-pass', client.passphrase);
+    const jaas = secretFile('jaas.conf', `Server {\n  org.apache.zookeeper.server.auth.DigestLoginModule required\n  user_bob="${SECRETS.bob}";\n};\n`);
+    [securePort] = (await freePorts(1)) as [number];
+    server = await startZooKeeper({
+      servers: 1,
+      own: true,
+      config: { secureClientPort: securePort, 'authProvider.1': 'org.apache.zookeeper.server.auth.SASLAuthenticationProvider' },
+      systemProperties: { ...serverTlsProperties(cert, { clientAuth: 'need', truststore: client.truststore }), 'java.security.auth.login.config': jaas },
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    await server?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('digest from ZK_DIGEST_FILE with --acl creator: intruders get NoAuth and the holder keeps the lock; status needs the identity; the default ACL lets them in (control)', async () => {
+    const aliceEnv = { ZK_DIGEST_FILE: secretFile('alice', `alice:${SECRETS.alice}\n`) };
+    const path = `/secure-digest-${Date.now()}`;
+    const run = zkLock(['--acl', 'creator', `${path}/lock`, '--', ...HOLD], aliceEnv);
+    await waitFor('the command to start', () => (run.out().includes('ready') ? true : undefined));
+
+    await using admin = await ZooKeeper.connect(server.connectString, { auth: [{ scheme: 'digest', auth: `alice:${SECRETS.alice}` }] });
+    const [node] = await admin.getChildren(`${path}/lock`);
+    const { acl } = await admin.getACL(`${path}/lock/${node}`);
+    expect(acl).toEqual([{ perms: Perm.ALL, id: digestId('alice', SECRETS.alice) }]);
+
+    await using anonymous = await ZooKeeper.connect(server.connectString);
+    await using mallory = await ZooKeeper.connect(server.connectString, { auth: [{ scheme: 'digest', auth: `mallory:${SECRETS.mallory}` }] });
+    for (const intruder of [anonymous, mallory]) {
+      await expect(intruder.delete(`${path}/lock/${node}`)).rejects.toBeInstanceOf(NoAuthError);
+      await expect(intruder.setData(`${path}/lock/${node}`, '__REVOKE__')).rejects.toBeInstanceOf(NoAuthError);
+      await expect(intruder.create(`${path}/lock/_c_x-lock-`, null)).rejects.toBeInstanceOf(NoAuthError);
+    }
+    expect(await admin.getChildren(`${path}/lock`)).toEqual([node]);
+
+    const status = zkLock(['status', '--json', `${path}/lock`], aliceEnv);
+    expect(await status.exit).toBe(0);
+    expect(JSON.parse(status.out()).holders).toHaveLength(1);
+    const blind = zkLock(['status', '--json', `${path}/lock`], {});
+    expect(await blind.exit).not.toBe(0);
+    expect(blind.err()).toMatch(/NOAUTH/);
+
+    run.kill('SIGTERM');
+    expect(await run.exit).toBe(0);
+    expect(await admin.getChildren(`${path}/lock`)).toEqual([]);
+
+    // The control: without --acl, the lock node is open and the intruder's delete succeeds.
+    const open = zkLock([`${path}/open`, '--', ...HOLD], aliceEnv);
+    await waitFor('the command to start', () => (open.out().includes('ready') ? true : undefined));
+    const [openNode] = await admin.getChildren(`${path}/open`);
+    await anonymous.delete(`${path}/open/${openNode}`);
+    expect(await open.exit).toBe(76); // the lease was lost: the command was stopped
+  });
+
+  it('SASL from ZK_SASL_USER and ZK_SASL_PASSWORD_FILE, with --acl sasl:bob:cdrwa', async () => {
+    const env = { ZK_SASL_USER: 'bob', ZK_SASL_PASSWORD_FILE: secretFile('bob', SECRETS.bob) };
+    const path = `/secure-sasl-${Date.now()}`;
+    const run = zkLock(['--acl', 'sasl:bob:cdrwa', `${path}/lock`, '--', ...HOLD], env);
+    await waitFor('the command to start', () => (run.out().includes('ready') ? true : undefined));
+    await using bob = await ZooKeeper.connect(server.connectString, { sasl: { mechanism: 'DIGEST-MD5', username: 'bob', password: SECRETS.bob } });
+    const [node] = await bob.getChildren(`${path}/lock`);
+    expect((await bob.getACL(`${path}/lock/${node}`)).acl).toEqual([{ perms: Perm.ALL, id: { scheme: 'sasl', id: 'bob' } }]);
+    await using anonymous = await ZooKeeper.connect(server.connectString);
+    await expect(anonymous.delete(`${path}/lock/${node}`)).rejects.toBeInstanceOf(NoAuthError);
+    run.kill('SIGTERM');
+    expect(await run.exit).toBe(0);
+
+    const wrong = zkLock(['/x', '--', 'true'], { ZK_SASL_USER: 'bob', ZK_SASL_PASSWORD_FILE: secretFile('bob-wrong', 'not-it') });
+    expect(await wrong.exit).toBe(69);
+    expect(wrong.err()).toMatch(/SASL user bob/);
+  });
+
+  it('mutual TLS from ZK_TLS_CA, ZK_TLS_PFX and its passphrase file, the x509 identity owning the nodes (--acl creator); without a client certificate it cannot connect', async () => {
+    const env = { ZK_TLS_CA: caFile, ZK_TLS_PFX: pfxFile, ZK_TLS_KEY_PASSPHRASE_FILE: passFile, ZK_TLS_SERVERNAME: 'localhost' };
+    const path = `/secure-tls-${Date.now()}`;
+    const run = zkLock(['--acl', 'creator', path, '--', process.execPath, '-e', 'console.log("token " + process.env.ZK_LOCK_FENCING_TOKEN); process.exit(7)'], env, `127.0.0.1:${securePort}`);
+    expect(await run.exit).toBe(7);
+    expect(run.out()).toMatch(/^token \d+\n$/);
+
+    const noCert = zkLock([path, '--', 'true'], { ZK_TLS_CA: caFile, ZK_TLS_SERVERNAME: 'localhost' }, `127.0.0.1:${securePort}`);
+    expect(await noCert.exit).toBe(69);
+    expect(noCert.err()).toMatch(/\(TLS \(CA pinned, server name localhost\)\)/);
+    const missing = zkLock([path, '--', 'true'], { ZK_TLS_CA: join(dir, 'nope.pem') }, `127.0.0.1:${securePort}`);
+    expect(await missing.exit).toBe(64);
+    expect(missing.err()).toMatch(/ZK_TLS_CA: cannot read .*nope\.pem \(ENOENT\)/);
+  });
+
+  afterAll(() => {
+    // No password, SASL secret or passphrase in anything zk-lock printed, failures included.
+    const all = printed.join('\n');
+    expect(all.length).toBeGreaterThan(0);
+    for (const secret of Object.values(SECRETS)) expect(all.includes(secret), `a secret appeared in zk-lock's output`).toBe(false);
+  });
+});
