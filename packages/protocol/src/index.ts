@@ -18,6 +18,7 @@ export type { ParentsMode } from './client/tree.js';
 export { retry, isSafeToRetry } from './client/retry.js';
 export type { RetryOptions, RetryAttempt } from './client/retry.js';
 export type { ClientRetryOptions } from './client/retry-policy.js';
+export { tlsFromFiles, type TlsFiles } from './client/tls-files.js';
 export type { SaslOptions } from './session/sasl.js';
 export { Transaction, TransactionError } from './client/transaction.js';
 export type { OpResult, OpOutcome, MultiReadOp, MultiReadResult } from './client/transaction.js';

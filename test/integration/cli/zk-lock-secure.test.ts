@@ -155,6 +155,44 @@ describe.skipIf(external)('zk-lock - a secured ensemble', () => {
     expect(missing.err()).toMatch(/ZK_TLS_CA: cannot read .*nope\.pem \(ENOENT\)/);
   });
 
+  it('the library: no secret in NODE_DEBUG=zk lines, diagnostics channel payloads, or thrown errors and their causes, refusals included', async () => {
+    const entry = new URL('../../../packages/protocol/dist/index.js', import.meta.url).href;
+    // Every channel printed, every error printed whole (util.inspect: message, stack, cause chain, fields).
+    const script = `
+      const { inspect } = await import('node:util');
+      const dc = await import('node:diagnostics_channel');
+      const { ZooKeeper, ChannelName } = await import(${JSON.stringify(entry)});
+      const show = (v) => console.log(inspect(v, { depth: 10, showHidden: true }));
+      for (const name of Object.values(ChannelName)) dc.subscribe(name, (m) => show({ channel: name, m }));
+      const [plain, secure, ca, pfxFile] = process.argv.slice(1);
+      const { readFileSync } = await import('node:fs');
+      const tls = { ca: readFileSync(ca), pfx: readFileSync(pfxFile), passphrase: ${JSON.stringify(SECRETS.pfx)}, servername: 'localhost' };
+      const attempt = async (what, fn) => { try { show({ what, ok: await fn() }); } catch (e) { show({ what, error: e }); } };
+      await attempt('digest', async () => { const zk = await ZooKeeper.connect(plain, { auth: [{ scheme: 'digest', auth: 'alice:${SECRETS.alice}' }] }); const p = await zk.create('/s-' + Date.now(), 'x', { acl: [{ perms: 31, id: { scheme: 'auth', id: '' } }] }); await zk.addAuth('digest', 'mallory:${SECRETS.mallory}'); await zk.close(); return p; });
+      await attempt('digest refused', async () => { const zk = await ZooKeeper.connect(plain); try { const p = await zk.create('/d-' + Date.now(), 'x', { acl: [{ perms: 31, id: { scheme: 'digest', id: 'alice:${SECRETS.alice}' } }] }); return await zk.getData(p); } finally { await zk.close(); } });
+      await attempt('sasl', async () => { const zk = await ZooKeeper.connect(plain, { sasl: { mechanism: 'DIGEST-MD5', username: 'bob', password: '${SECRETS.bob}' } }); const who = await zk.whoAmI(); await zk.close(); return who; });
+      await attempt('sasl wrong', () => ZooKeeper.connect(plain, { sasl: { mechanism: 'DIGEST-MD5', username: 'bob', password: '${SECRETS.bob}x' }, connectTimeout: 3000 }));
+      await attempt('tls', async () => { const zk = await ZooKeeper.connect(secure, { tls }); const who = await zk.whoAmI(); await zk.close(); return who; });
+      await attempt('tls wrong passphrase', () => ZooKeeper.connect(secure, { tls: { ...tls, passphrase: '${SECRETS.pfx}x' }, connectTimeout: 2000 }));
+    `;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, server.connectString, `127.0.0.1:${securePort}`, caFile, pfxFile], { env: { PATH: process.env.PATH ?? '', NODE_DEBUG: 'zk' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code, out).toBe(0);
+    // The scenarios ran: each succeeded or was refused as it should be.
+    expect(out).toMatch(/what: 'digest',\s+ok: '\/s-/);
+    expect(out).toMatch(/what: 'digest refused',\s+error: /);
+    expect(out).toMatch(/what: 'sasl',\s+ok: \[[\s\S]*?authScheme: 'sasl'/);
+    expect(out).toMatch(/what: 'sasl wrong',\s+error: [\s\S]*?AuthFailed/);
+    expect(out).toMatch(/what: 'tls',\s+ok: \[[\s\S]*?authScheme: 'x509'/);
+    expect(out).toMatch(/what: 'tls wrong passphrase',\s+error:/);
+    expect(out).toMatch(/^ZK \d+: /m); // NODE_DEBUG lines were written
+    expect(out).toMatch(/channel: 'zk:request:finish'/);
+    printed.push(out);
+  });
+
   afterAll(() => {
     // No password, SASL secret or passphrase in anything zk-lock printed, failures included.
     const all = printed.join('\n');

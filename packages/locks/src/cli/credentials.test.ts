@@ -27,7 +27,8 @@ describe('zk-lock - security from the environment', () => {
       { ZK_TLS_CA: '/ca.pem', ZK_TLS_CERT: '/cert.pem', ZK_TLS_KEY: '/key.pem', ZK_TLS_KEY_PASSPHRASE_FILE: '/pass', ZK_TLS_SERVERNAME: 'zk.internal', ZK_DIGEST_FILE: '/digest', ZK_SASL_USER: 'bob', ZK_SASL_PASSWORD_FILE: '/sasl' },
       read,
     );
-    expect(s.options.tls).toEqual({ ca: Buffer.from('CA PEM'), cert: Buffer.from('CERT PEM'), key: Buffer.from('KEY PEM'), passphrase: 'key-passphrase', servername: 'zk.internal' });
+    // TLS files are read again at every connection attempt (rotation): a function of them.
+    expect(typeof s.options.tls).toBe('function');
     expect(s.options.auth).toEqual([{ scheme: 'digest', auth: 'alice:s3cret-pw' }]);
     expect(s.options.sasl).toEqual({ mechanism: 'DIGEST-MD5', username: 'bob', password: 'sasl-s3cret' });
     expect(s.summary).toBe('TLS (CA pinned, client certificate, server name zk.internal), digest user alice, SASL user bob');

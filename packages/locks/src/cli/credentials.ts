@@ -14,7 +14,7 @@
  *     ZK_SASL_USER, ZK_SASL_PASSWORD_FILE   SASL DIGEST-MD5
  */
 import { readFileSync } from 'node:fs';
-import type { ClientOptions } from '@zk/protocol';
+import { tlsFromFiles, type ClientOptions } from '@zk/protocol';
 import { UsageError } from './args.js';
 
 /** What the environment asks for: connect options, and a line saying what (no secret in it). */
@@ -50,9 +50,13 @@ export function securityFromEnv(env: Env = process.env, read: Reader = (p) => re
   if (pfx && cert) throw new UsageError('ZK_TLS_PFX and ZK_TLS_CERT/ZK_TLS_KEY exclude each other: one client certificate');
   const on = env.ZK_TLS !== undefined && !['', '0', 'false', 'no'].includes(env.ZK_TLS.toLowerCase());
   if (on || ca || cert || pfx) {
-    const passphrase = text('ZK_TLS_KEY_PASSPHRASE_FILE');
+    text('ZK_TLS_KEY_PASSPHRASE_FILE'); // readable now: a usage error at once, not at the first connect
     const servername = env.ZK_TLS_SERVERNAME || undefined;
-    options.tls = { ...(ca ? { ca } : {}), ...(cert ? { cert, key } : {}), ...(pfx ? { pfx } : {}), ...(passphrase !== undefined ? { passphrase } : {}), ...(servername ? { servername } : {}) };
+    const extra = servername ? { servername } : {};
+    // Read again at every connection attempt: a --leader run lasts, and certificates rotate.
+    const files = { ca: env.ZK_TLS_CA || undefined, cert: env.ZK_TLS_CERT || undefined, key: env.ZK_TLS_KEY || undefined, pfx: env.ZK_TLS_PFX || undefined, passphrase: env.ZK_TLS_KEY_PASSPHRASE_FILE || undefined };
+    const named = Object.fromEntries(Object.entries(files).filter(([, v]) => v !== undefined));
+    options.tls = Object.keys(named).length > 0 ? tlsFromFiles(named, extra) : extra;
     said.push(`TLS (${[ca ? 'CA pinned' : 'system CAs', (cert || pfx) && 'client certificate', servername && `server name ${servername}`].filter(Boolean).join(', ')})`);
   }
 

@@ -58,11 +58,14 @@ export interface ClientOptions {
    */
   coalesceReads?: boolean | 'auto';
   /**
-   * TLS options (CA, cert, key, servername, ...) to connect to a secure client port. The
-   * certificate is checked against the host name of the connect string (sent as SNI), also when
-   * the client dials an address that name resolved to; `servername` overrides it.
+   * TLS options (CA, cert, key, servername, ...) to connect to a secure client port, or a
+   * function giving them, called before every connection attempt (`tlsFromFiles()` reads
+   * certificate files each time, so rotated files are picked up at the next reconnect). The
+   * server's certificate is verified by default (`node:tls`): against the system's CAs, or `ca`
+   * (a pinned CA), and against the host name of the connect string (sent as SNI), also when the
+   * client dials an address that name resolved to; `servername` overrides the name.
    */
-  tls?: TlsConnectionOptions;
+  tls?: TlsConnectionOptions | (() => TlsConnectionOptions | Promise<TlsConnectionOptions>);
   /**
    * How host names of the connect string become addresses (default: `dns.lookup`, asked for all
    * addresses). A name counts as every address it resolves to, IPv4 and IPv6 (a Kubernetes
@@ -192,7 +195,7 @@ export interface ResolvedOptions {
   maxFrameSize: number;
   canBeReadOnly: boolean;
   coalesceReads: boolean | 'auto';
-  tls: TlsConnectionOptions | undefined;
+  tls: TlsConnectionOptions | (() => TlsConnectionOptions | Promise<TlsConnectionOptions>) | undefined;
   lookup: LookupFunction | undefined;
   auth: ReadonlyArray<{ scheme: string; auth: Buffer }>;
   whileDisconnected: 'fail' | 'wait';
@@ -232,6 +235,9 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
   }
   if (options.serverTickTime !== undefined && !(Number.isInteger(options.serverTickTime) && options.serverTickTime > 0)) {
     throw new InvalidArgumentError('serverTickTime', `must be a positive integer (ms), got ${String(options.serverTickTime)}`);
+  }
+  if (options.tls !== undefined && typeof options.tls !== 'function' && (typeof options.tls !== 'object' || options.tls === null)) {
+    throw new InvalidArgumentError('tls', `must be TLS options or a function returning them, got ${String(options.tls)}`);
   }
   if (options.lookup !== undefined && typeof options.lookup !== 'function') {
     throw new InvalidArgumentError('lookup', `must be a function with the signature of dns.lookup, got ${typeof options.lookup}`);

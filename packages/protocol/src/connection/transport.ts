@@ -30,6 +30,26 @@ export interface Transport {
   destroy(): void;
 }
 
+/**
+ * TLS options, or a function that gives them, called before each connection attempt: certificate
+ * files rotated on disk are picked up at the next reconnect (ZooKeeper 3.9's `certReload`).
+ */
+export type TlsSource = TlsConnectionOptions | (() => TlsConnectionOptions | Promise<TlsConnectionOptions>);
+
+/**
+ * The TLS options of one connection attempt (undefined: plain TCP). A function that throws or
+ * rejects fails that attempt with ConnectionLoss, its error as the cause (a certificate file
+ * missing in the middle of a rotation: the next attempt reads it again).
+ */
+export async function loadTls(source: TlsSource | undefined, where: string): Promise<TlsConnectionOptions | undefined> {
+  if (typeof source !== 'function') return source;
+  try {
+    return await source();
+  } catch (err) {
+    throw new ConnectionLossError(`connect to ${where}: the TLS options could not be loaded: ${(err as Error)?.message ?? String(err)}`, { op: 'connect', cause: err });
+  }
+}
+
 /** Where and how to dial. */
 export interface DialOptions {
   /** The host as the connect string names it: dialed unless `address` is given, and the name TLS verifies. */

@@ -4,10 +4,9 @@
  * new connection, the public state, loss inference, and the ordered, asynchronous delivery of
  * watch events.
  */
-import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import { Connection, type Reply } from '../connection/connection.js';
 import type { ServerGeneration } from '../connection/generation.js';
-import { probeReadWrite } from '../connection/transport.js';
+import { loadTls, probeReadWrite, type TlsSource } from '../connection/transport.js';
 import { resolveHost, type LookupFunction } from '../connection/resolve.js';
 import { OpCode, Xid } from '../constants.js';
 import type { JuteReader } from '../jute/reader.js';
@@ -44,7 +43,7 @@ export interface SessionOptions {
    * (asked at a connection's first batch: Connection.request), `false` or undefined never.
    */
   coalesceReads?: boolean | 'auto' | undefined;
-  tls: TlsConnectionOptions | undefined;
+  tls: TlsSource | undefined;
   /** Resolves host names at every attempt (see connection/resolve.ts); `dns.lookup` by default. */
   lookup?: LookupFunction | undefined;
   /** A session to resume rather than start. */
@@ -324,12 +323,13 @@ export class Session {
     const sessionId = resume ? this.#sessionId : 0n;
     const dialedAt = performance.now();
     try {
+      const tls = await loadTls(this.#options.tls, where);
       conn = await Connection.open(
         {
           host: host.host,
           address: host.address,
           port: host.port,
-          tls: this.#options.tls,
+          tls,
           sessionTimeout: this.#options.sessionTimeout,
           sessionId,
           passwd: resume ? this.#passwd : Buffer.alloc(16),
