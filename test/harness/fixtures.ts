@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
-import { ZooKeeper, type ClientOptions } from '@zk/protocol';
+import { SessionExpiredError, ZooKeeper, type ClientOptions } from '@zk/protocol';
+import { waitForState } from './faults.js';
 import { TcpProxy } from './proxy.js';
+import { waitFor } from './timing.js';
 
 
 /**
@@ -48,6 +50,39 @@ export class TestSpace {
     const zk = await ZooKeeper.connect(`${connectString()}${this.root}`, { sessionTimeout: 10_000, ...options });
     this.#clients.push(zk);
     return zk;
+  }
+
+  /** The children of `path` in the namespace, sorted; [] when it does not exist. */
+  async children(path: string): Promise<string[]> {
+    const admin = await this.admin();
+    return (await admin.getChildren(`${this.root}${path}`).catch(() => [] as string[])).sort();
+  }
+
+  /** Waits until `path` in the namespace has `n` children; returns them, sorted. */
+  untilChildren(path: string, n: number): Promise<string[]> {
+    return waitFor(`${n} nodes under ${path}`, async () => {
+      const c = await this.children(path);
+      return c.length === n ? c : undefined;
+    }, 10_000, 10);
+  }
+
+  /**
+   * Expires `zk`'s session from outside, as a crash past the timeout would: another connection
+   * resumes the session and closes it (again, should the victim win the session back between
+   * the thief's handshake and its close).
+   */
+  async expire(zk: ZooKeeper): Promise<void> {
+    const expired = waitForState(zk, 'expired');
+    for (;;) {
+      const thief = await ZooKeeper.connect(`${connectString()}${this.root}`, { session: { id: zk.sessionId, password: zk.sessionPassword } }).catch((e: unknown) =>
+        e instanceof SessionExpiredError ? undefined : Promise.reject(e),
+      );
+      await thief?.close();
+      let timer: NodeJS.Timeout | undefined;
+      const done = await Promise.race([expired.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), 5_000)))]);
+      clearTimeout(timer);
+      if (done) return;
+    }
   }
 
   /**

@@ -12,9 +12,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { SessionExpiredError, ZooKeeper } from '@zk/protocol';
 import { Barrier, BarrierTimeoutError, DoubleBarrier } from '@zk/locks';
-import { waitFor, waitForState } from '../harness/index.js';
+import { waitFor } from '../harness/index.js';
 import { connectString, type TestSpace } from '../harness/fixtures.js';
 import { curatorMissing, type CompiledJava } from '../harness/java.js';
 import { interopHooks, Participant, UUID } from './participants.js';
@@ -91,21 +90,6 @@ function expectRound(entered: Outcome[], left: Outcome[], n: number): void {
   expect(left).toEqual(left.map(() => 'LEFT 0'));
 }
 
-/** Expires `zk`'s session from outside (another connection resumes and closes it), as a crash past the timeout would. */
-async function expire(zk: ZooKeeper): Promise<void> {
-  const expired = waitForState(zk, 'expired');
-  for (;;) {
-    const thief = await ZooKeeper.connect(`${connectString()}${space.root}`, { session: { id: zk.sessionId, password: zk.sessionPassword } }).catch((e: unknown) =>
-      e instanceof SessionExpiredError ? undefined : Promise.reject(e),
-    );
-    await thief?.close();
-    let timer: NodeJS.Timeout | undefined;
-    const done = await Promise.race([expired.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), 5_000)))]);
-    clearTimeout(timer);
-    if (done) return;
-  }
-}
-
 describe.skipIf(missing !== undefined)(`interop - Curator 5 barriers and @zk/locks on the same paths${missing ? ` (skipped: ${missing})` : ''}`, () => {
   interopHooks([JAVA_SOURCE], { compiled: (c) => (compiled = c), space: (s) => (space = s) });
 
@@ -141,7 +125,7 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 barriers and @zk/loc
     const leaving = [reply(j1!, 'leave 30000'), reply(j2!, 'leave 30000'), nodeStep(n1, path, 'leave', 30_000)];
     // The members that are not the lowest delete theirs at once; whoever is left waits for n2.
     await waitFor('the leavers under way', async () => ((await members(path)).length <= 2 ? true : undefined), 30_000, 10);
-    await expire(z2);
+    await space.expire(z2);
     expect(await Promise.all(leaving)).toEqual(['LEFT 0', 'LEFT 0', 'LEFT 0']);
     expect(await members(path)).toEqual([]);
   }, 120_000);

@@ -10,7 +10,7 @@
 import { CreateMode, InvalidArgumentError, type ACL, NodeExistsError, NoNodeError, validatePath, type CallOptions, type ZooKeeper } from '@zk/protocol';
 import { checkClient } from './internal/client.js';
 import { recipeACL } from './internal/acl.js';
-import { BarrierWait, checkWaitOptions, isRetryable, NodeWatch, type BarrierWaitOptions } from './internal/barrier-wait.js';
+import { barrierWait, checkWaitOptions, isRetryable, NodeWatch, type BarrierWaitOptions } from './internal/barrier-wait.js';
 import { BarrierAbortedError, type BarrierTimeoutError, type LeaseLostError } from './errors.js';
 
 export type { BarrierWaitOptions } from './internal/barrier-wait.js';
@@ -112,7 +112,7 @@ export class Barrier {
     checkWaitOptions(options);
     checkClient(this.zk);
     if (options.signal?.aborted) throw new BarrierAbortedError(this.path, options.signal.reason, 'wait');
-    const wait = new BarrierWait(this.zk, this.path, 'wait', options);
+    const wait = barrierWait(this.zk, this.path, 'wait', options);
     try {
       for (;;) {
         const watch = new NodeWatch(this.zk, this.path);

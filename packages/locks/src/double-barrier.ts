@@ -23,8 +23,8 @@ import { CreateMode, InvalidArgumentError, type ACL, NodeExistsError, NoNodeErro
 import { BarrierAbortedError, LockStateError, type BarrierTimeoutError, type LeaseLostError } from './errors.js';
 import { checkClient } from './internal/client.js';
 import { recipeACL } from './internal/acl.js';
-import { removeNode } from './internal/attempt.js';
-import { BarrierWait, checkWaitOptions, isRetryable, NodeWatch, type BarrierWaitOptions } from './internal/barrier-wait.js';
+import { removeNode, type Attempt } from './internal/attempt.js';
+import { barrierWait, checkWaitOptions, isRetryable, NodeWatch, type BarrierWaitOptions } from './internal/barrier-wait.js';
 
 /** Curator's `DistributedDoubleBarrier.READY_NODE`: the child that says the barrier is open. */
 export const READY_NODE = 'ready';
@@ -133,7 +133,7 @@ export class DoubleBarrier {
     this.#state = 'entering';
     const name = randomUUID(); // the form of Java's UUID.randomUUID().toString()
     this.#name = name;
-    const wait = new BarrierWait(this.zk, this.path, 'enter', options);
+    const wait = barrierWait(this.zk, this.path, 'enter', options);
     try {
       await this.#createMember(name, wait);
       await this.#awaitReady(name, wait);
@@ -165,7 +165,7 @@ export class DoubleBarrier {
     if (this.#state !== 'inside' || name === undefined) throw new LockStateError(this.path, `this DoubleBarrier member is ${this.#state === 'outside' ? 'not inside' : this.#state} ${this.path}`);
     if (options.signal?.aborted) throw new BarrierAbortedError(this.path, options.signal.reason, 'leave');
     this.#state = 'leaving';
-    const wait = new BarrierWait(this.zk, this.path, 'leave', options);
+    const wait = barrierWait(this.zk, this.path, 'leave', options);
     const ours = { present: true };
     try {
       await this.#awaitOthersGone(name, ours, wait);
@@ -182,7 +182,7 @@ export class DoubleBarrier {
   }
 
   /** The member nodes (children but `ready`), sorted as Curator sorts them; [] without the barrier node. */
-  async #members(wait: BarrierWait): Promise<string[]> {
+  async #members(wait: Attempt): Promise<string[]> {
     try {
       const children = await wait.race(this.zk.getChildren(this.path));
       return children.filter((c) => c !== READY_NODE).sort();
@@ -193,7 +193,7 @@ export class DoubleBarrier {
   }
 
   /** Creates this member's ephemeral node; after a lost reply, NodeExists means the first create happened. */
-  async #createMember(name: string, wait: BarrierWait): Promise<void> {
+  async #createMember(name: string, wait: Attempt): Promise<void> {
     for (;;) {
       try {
         await wait.race(this.zk.create(`${this.path}/${name}`, this.#data, { mode: CreateMode.EPHEMERAL, parents: 'container', acl: this.#acl, parentAcl: this.#acl }));
@@ -207,7 +207,7 @@ export class DoubleBarrier {
   }
 
   /** Resolves once `ready` exists (creating it when the count is reached); looks again after every wake-up. */
-  async #awaitReady(name: string, wait: BarrierWait): Promise<void> {
+  async #awaitReady(name: string, wait: Attempt): Promise<void> {
     for (;;) {
       const watch = new NodeWatch(this.zk, this.#readyPath);
       try {
@@ -233,7 +233,7 @@ export class DoubleBarrier {
     }
   }
 
-  async #createReady(wait: BarrierWait): Promise<void> {
+  async #createReady(wait: Attempt): Promise<void> {
     try {
       await wait.race(this.zk.create(this.#readyPath, this.#data, { mode: CreateMode.PERSISTENT, acl: this.#acl }));
     } catch (err) {
@@ -241,7 +241,7 @@ export class DoubleBarrier {
     }
   }
 
-  async #deleteReady(wait: BarrierWait): Promise<void> {
+  async #deleteReady(wait: Attempt): Promise<void> {
     try {
       await wait.race(this.zk.delete(this.#readyPath));
     } catch (err) {
@@ -250,7 +250,7 @@ export class DoubleBarrier {
   }
 
   /** Curator's leave loop (see the file comment); `ours.present` false once our node is gone. */
-  async #awaitOthersGone(name: string, ours: { present: boolean }, wait: BarrierWait): Promise<void> {
+  async #awaitOthersGone(name: string, ours: { present: boolean }, wait: Attempt): Promise<void> {
     const own = `${this.path}/${name}`;
     for (;;) {
       try {
@@ -281,7 +281,7 @@ export class DoubleBarrier {
     }
   }
 
-  async #deleteOwn(own: string, wait: BarrierWait, ours: { present: boolean }): Promise<void> {
+  async #deleteOwn(own: string, wait: Attempt, ours: { present: boolean }): Promise<void> {
     try {
       await wait.race(this.zk.delete(own));
     } catch (err) {

@@ -271,7 +271,12 @@ class GuardedHold implements LeaseCore {
     track(this);
     // After the acquire has returned (a getData is a few µs of the acquire's path), and not at
     // all for a hold released before the next turn of the event loop.
-    setImmediate(this.#watchOwnNode);
+    setImmediate(GuardedHold.#watchLater, this);
+  }
+
+  // A static function, not a closure per hold (see the class comment).
+  static #watchLater(hold: GuardedHold): void {
+    hold.#watchOwnNode();
   }
 
   /** The session's state changed (called for every hold of the session by one listener). */
@@ -297,7 +302,7 @@ class GuardedHold implements LeaseCore {
   // A ZooKeeper watch fires once. A data change (which is how a Curator Revoker asks for the lock)
   // uses it up, so the watch is set again at once; a deletion in between makes that getData fail
   // with NoNode. getData rather than exists: on a missing node it leaves no watch behind.
-  readonly #watchOwnNode = (): void => {
+  #watchOwnNode(): void {
     if (this.released || this.aborted) return;
     this.zk.getData(this.nodePath, { watch: this.#onOwnNode }).then(
       ({ data }) => {
@@ -307,10 +312,10 @@ class GuardedHold implements LeaseCore {
         if (this.released) return;
         if (err instanceof NoNodeError) return this.#lose('the lock node is gone');
         // Cut off: set the watch again once connected (the state listener covers a session that ends).
-        if (err instanceof ZooKeeperError && err.isRetryable) connected(this.zk).then(this.#watchOwnNode, () => undefined);
+        if (err instanceof ZooKeeperError && err.isRetryable) connected(this.zk).then(() => this.#watchOwnNode(), () => undefined);
       },
     );
-  };
+  }
 
   async end(): Promise<void> {
     this.released = true;

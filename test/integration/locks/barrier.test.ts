@@ -7,10 +7,10 @@
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ANYONE_ID_UNSAFE, ChannelName, InvalidArgumentError, Perm, SessionExpiredError, ZooKeeper } from '@zk/protocol';
+import { ANYONE_ID_UNSAFE, ChannelName, InvalidArgumentError, Perm, type ZooKeeper } from '@zk/protocol';
 import { Barrier, BarrierAbortedError, BarrierTimeoutError, DoubleBarrier, LeaseLostError, LockAbortedError, LockStateError, LockTimeoutError } from '@zk/locks';
-import { isZooKeeper34, waitFor, waitForState } from '../../harness/index.js';
-import { connectString, TestSpace } from '../../harness/fixtures.js';
+import { isZooKeeper34, waitFor } from '../../harness/index.js';
+import { TestSpace } from '../../harness/fixtures.js';
 
 /** A v4 UUID, as node:crypto's randomUUID() and Java's UUID.randomUUID() make them. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -25,20 +25,6 @@ afterEach(async () => {
   expect((await space.close()).leakedWatches).toBe(0);
 });
 
-/** The children of `path` in the test's namespace (sorted), or [] when it does not exist. */
-async function ls(path: string): Promise<string[]> {
-  const admin = await space.admin();
-  return (await admin.getChildren(`${space.root}${path}`).catch(() => [] as string[])).sort();
-}
-
-/** Waits until `path` has `n` children; returns them. */
-function until(path: string, n: number): Promise<string[]> {
-  return waitFor(`${n} nodes under ${path}`, async () => {
-    const c = await ls(path);
-    return c.length === n ? c : undefined;
-  }, 10_000, 10);
-}
-
 /** A wait whose progress the test can observe without awaiting it. */
 function track<T>(p: Promise<T>): { result: Promise<T>; done: () => boolean } {
   let done = false;
@@ -48,22 +34,6 @@ function track<T>(p: Promise<T>): { result: Promise<T>; done: () => boolean } {
   );
   result.catch(() => undefined);
   return { result, done: () => done };
-}
-
-/** Expires `zk`'s session from outside (another connection resumes it and closes it), as a crash past the timeout would. */
-async function expire(zk: ZooKeeper): Promise<void> {
-  const expired = waitForState(zk, 'expired');
-  // The victim may win its session back between the thief's handshake and close: try again then.
-  for (;;) {
-    const thief = await ZooKeeper.connect(`${connectString()}${space.root}`, { session: { id: zk.sessionId, password: zk.sessionPassword } }).catch((e: unknown) =>
-      e instanceof SessionExpiredError ? undefined : Promise.reject(e),
-    );
-    await thief?.close();
-    let timer: NodeJS.Timeout | undefined;
-    const done = await Promise.race([expired.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), 5_000)))]);
-    clearTimeout(timer);
-    if (done) return;
-  }
 }
 
 /** No watch of this session on `path`, locally or on the server (a 3.4 server has no checkWatches: locally only). */
@@ -132,12 +102,12 @@ describe('double barrier - DistributedDoubleBarrier layout', () => {
     const clients = await Promise.all(Array.from({ length: 4 }, () => space.client()));
     const members = clients.map((zk) => new DoubleBarrier(zk, '/db/a', 4));
     const first = members.slice(0, 3).map((m) => track(m.enter()));
-    const names = await until('/db/a', 3);
+    const names = await space.untilChildren('/db/a', 3);
     for (const n of names) expect(n).toMatch(UUID);
     expect(first.map((e) => e.done())).toEqual([false, false, false]);
     await members[3]!.enter();
     await Promise.all(first.map((e) => e.result));
-    const inside = await ls('/db/a');
+    const inside = await space.children('/db/a');
     expect(inside).toHaveLength(5);
     expect(inside).toContain('ready');
     const admin = await space.admin();
@@ -152,12 +122,12 @@ describe('double barrier - DistributedDoubleBarrier layout', () => {
     expect(leaving.map((l) => l.done())).toEqual([false, false, false]);
     await members[3]!.leave();
     await Promise.all(leaving.map((l) => l.result));
-    expect(await ls('/db/a')).toEqual([]);
+    expect(await space.children('/db/a')).toEqual([]);
     for (const m of members) expect(m.memberNode).toBeUndefined();
     // A second round on the same objects.
     await Promise.all(members.map((m) => m.enter({ timeout: 10_000 })));
     await Promise.all(members.map((m) => m.leave({ timeout: 10_000 })));
-    expect(await ls('/db/a')).toEqual([]);
+    expect(await space.children('/db/a')).toEqual([]);
   });
 
   it('a timed-out or aborted enter removes its member node and its watch', async () => {
@@ -166,23 +136,23 @@ describe('double barrier - DistributedDoubleBarrier layout', () => {
     const timedOut = await member.enter({ timeout: 300 }).catch((e: unknown) => e);
     expect(timedOut).toBeInstanceOf(BarrierTimeoutError);
     expect(timedOut).toMatchObject({ operation: 'enter', timeout: 300 });
-    expect(await ls('/db/t')).toEqual([]);
+    expect(await space.children('/db/t')).toEqual([]);
     expect(member.memberNode).toBeUndefined();
     await expectNoWatch(zk, '/db/t/ready');
     await expect(member.enter({ timeout: 0 })).rejects.toBeInstanceOf(BarrierTimeoutError);
-    expect(await ls('/db/t')).toEqual([]);
+    expect(await space.children('/db/t')).toEqual([]);
     const controller = new AbortController();
     const aborted = track(member.enter({ signal: controller.signal }));
-    await until('/db/t', 1);
+    await space.untilChildren('/db/t', 1);
     await waitFor('the ready watch', () => (zk.watchCount === 1 ? true : undefined), 10_000, 10);
     controller.abort();
     await expect(aborted.result).rejects.toBeInstanceOf(BarrierAbortedError);
-    expect(await ls('/db/t')).toEqual([]);
+    expect(await space.children('/db/t')).toEqual([]);
     await expectNoWatch(zk, '/db/t/ready');
     // The timed-out member was not counted: two more members are not enough for 3.
     const b = new DoubleBarrier(other, '/db/t', 3);
     await expect(b.enter({ timeout: 200 })).rejects.toBeInstanceOf(BarrierTimeoutError);
-    expect(await ls('/db/t')).toEqual([]);
+    expect(await space.children('/db/t')).toEqual([]);
   });
 
   it('a timed-out leave removes its own node and watch; the others then leave without it', async () => {
@@ -192,10 +162,10 @@ describe('double barrier - DistributedDoubleBarrier layout', () => {
     const err = await ma.leave({ timeout: 300 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BarrierTimeoutError);
     expect(err).toMatchObject({ operation: 'leave' });
-    expect(await ls('/db/l')).toEqual([mb.memberNode!.slice('/db/l/'.length), 'ready'].sort());
+    expect(await space.children('/db/l')).toEqual([mb.memberNode!.slice('/db/l/'.length), 'ready'].sort());
     expect(a.watchCount).toBe(0);
     await mb.leave({ timeout: 10_000 });
-    expect(await ls('/db/l')).toEqual([]);
+    expect(await space.children('/db/l')).toEqual([]);
     await expectNoWatch(a, '/db/l');
   });
 
@@ -206,11 +176,11 @@ describe('double barrier - DistributedDoubleBarrier layout', () => {
     // Two leave first and wait; then one member's session expires and another's is closed.
     const leaving = members.slice(0, 2).map((m) => track(m.leave()));
     await waitFor('two watches', () => (clients.slice(0, 2).every((zk) => zk.watchCount === 1) ? true : undefined), 10_000, 10);
-    await expire(clients[2]!);
+    await space.expire(clients[2]!);
     expect(leaving.map((l) => l.done())).toEqual([false, false]);
     await clients[3]!.close();
     await Promise.all(leaving.map((l) => l.result));
-    expect(await ls('/db/k')).toEqual([]);
+    expect(await space.children('/db/k')).toEqual([]);
     const late = await members[2]!.leave().catch((e: unknown) => e);
     expect(late).toBeInstanceOf(LeaseLostError);
     expect((late as Error).message).toMatch(/session expired while leaving/);
@@ -221,17 +191,17 @@ describe('double barrier - DistributedDoubleBarrier layout', () => {
     const clients = await Promise.all(Array.from({ length: 4 }, () => space.client()));
     const members = clients.map((zk) => new DoubleBarrier(zk, '/db/d', 3));
     const entering = members.slice(0, 2).map((m) => track(m.enter()));
-    await until('/db/d', 2);
-    await expire(clients[1]!);
+    await space.untilChildren('/db/d', 2);
+    await space.expire(clients[1]!);
     await expect(entering[1]!.result).rejects.toBeInstanceOf(LeaseLostError);
-    await until('/db/d', 1);
+    await space.untilChildren('/db/d', 1);
     await members[2]!.enter({ timeout: 0 }).catch(() => undefined); // 2 of 3: not enough
     expect(entering[0]!.done()).toBe(false);
     await Promise.all([members[2]!.enter(), members[3]!.enter(), entering[0]!.result]);
     const admin = await space.admin();
     await admin.delete(`${space.root}${members[0]!.memberNode!}`);
     await Promise.all([members[0]!.leave({ timeout: 10_000 }), members[2]!.leave({ timeout: 10_000 }), members[3]!.leave({ timeout: 10_000 })]);
-    expect(await ls('/db/d')).toEqual([]);
+    expect(await space.children('/db/d')).toEqual([]);
   });
 
   it('a stale ready node (persistent, left by a round whose members all died) does not let a lone member through', async () => {
@@ -240,9 +210,9 @@ describe('double barrier - DistributedDoubleBarrier layout', () => {
     await admin.create(`${space.root}/db/s/ready`, null, { parents: true });
     const lone = new DoubleBarrier(zk, '/db/s', 2);
     await expect(lone.enter({ timeout: 300 })).rejects.toBeInstanceOf(BarrierTimeoutError);
-    expect(await ls('/db/s')).toEqual([]);
+    expect(await space.children('/db/s')).toEqual([]);
     await Promise.all([lone.enter(), new DoubleBarrier(other, '/db/s', 2).enter()]);
-    expect(await ls('/db/s')).toHaveLength(3);
+    expect(await space.children('/db/s')).toHaveLength(3);
   });
 });
 
@@ -302,6 +272,6 @@ describe('barriers - bad input and misuse', () => {
     await b.enter(); // memberCount 1: open at once
     await Promise.all([a.leave(), b.leave()]);
     await expect(a.leave()).rejects.toBeInstanceOf(LockStateError);
-    expect(await ls('/db/twice')).toEqual([]);
+    expect(await space.children('/db/twice')).toEqual([]);
   });
 });

@@ -23,20 +23,6 @@ let space: TestSpace;
 
 holderSuiteHooks((s) => (space = s));
 
-/** The children of `path` (sorted), or [] when it does not exist. */
-async function ls(path: string): Promise<string[]> {
-  const admin = await space.admin();
-  return (await admin.getChildren(`${space.root}${path}`).catch(() => [] as string[])).sort();
-}
-
-/** Waits until `path` has `n` children; returns them. */
-function until(path: string, n: number): Promise<string[]> {
-  return waitFor(`${n} nodes under ${path}`, async () => {
-    const c = await ls(path);
-    return c.length === n ? c : undefined;
-  }, 10_000, 10);
-}
-
 /** An acquire whose progress the test can observe without awaiting it. */
 function track<T>(attempt: Promise<T>): { result: Promise<T>; done: () => boolean } {
   let done = false;
@@ -76,8 +62,8 @@ describe('semaphore - permits', () => {
     expect(maxInside).toBeLessThanOrEqual(3);
     expect(maxInside).toBeGreaterThan(1); // permits were really shared
     expect(tokens.size).toBe(30);
-    expect(await ls('/sem/a/leases')).toEqual([]);
-    await until('/sem/a/locks', 0);
+    expect(await space.children('/sem/a/leases')).toEqual([]);
+    await space.untilChildren('/sem/a/locks', 0);
   });
 
   it('N hold at once with Curator names; the next one waits (its lease node queued, the internal lock held) until a permit is returned', async () => {
@@ -87,18 +73,18 @@ describe('semaphore - permits', () => {
     for (const lease of held) expect(lease.node).toMatch(new RegExp(`^/sem/n/leases/_c_${UUID}-lease-\\d{10}$`));
     expect(await d!.tryAcquire()).toBeUndefined();
     const fourth = track(d!.acquire());
-    const leases = await until('/sem/n/leases', 4);
-    const locks = await until('/sem/n/locks', 1);
+    const leases = await space.untilChildren('/sem/n/leases', 4);
+    const locks = await space.untilChildren('/sem/n/locks', 1);
     expect(locks[0]).toMatch(new RegExp(`^_c_${UUID}-lock-\\d{10}$`));
     expect(fourth.done()).toBe(false);
     await held[1]!.release();
     const lease = await fourth.result;
     expect(leases).toContain(lease.node.slice('/sem/n/leases/'.length));
     expect(lease.fencingToken > held[2]!.fencingToken).toBe(true);
-    await until('/sem/n/locks', 0);
-    expect((await ls('/sem/n/leases')).length).toBe(3);
+    await space.untilChildren('/sem/n/locks', 0);
+    expect((await space.children('/sem/n/leases')).length).toBe(3);
     for (const l of [held[0]!, held[2]!, lease]) await l.release();
-    expect(await ls('/sem/n/leases')).toEqual([]);
+    expect(await space.children('/sem/n/leases')).toEqual([]);
   });
 
   it('acquires uncontended in two round trips; after a free acquire, the internal lock is let go in the same round trip as the lease create', async () => {
@@ -143,16 +129,16 @@ describe('semaphore - permits', () => {
     // Its first node is created and withdrawn, then a second one created: 3 child changes.
     const dir = `${space.root}/sem/early/leases`;
     await waitFor('a node withdrawn and another queued', async () => ((await admin.exists(dir))!.cversion === before + 3 ? true : undefined), 10_000, 10);
-    const leases = await ls('/sem/early/leases');
+    const leases = await space.children('/sem/early/leases');
     expect(leases).toHaveLength(2);
-    expect(await ls('/sem/early/locks')).toHaveLength(1); // queued again for the lock, and holding it while it waits
+    expect(await space.children('/sem/early/locks')).toHaveLength(1); // queued again for the lock, and holding it while it waits
     expect(waiting.done()).toBe(false);
     await held.release();
     const lease = await waiting.result;
     expect(leases).toContain(lease.node.slice('/sem/early/leases/'.length));
     await lease.release();
-    await until('/sem/early/locks', 0);
-    expect(await ls('/sem/early/leases')).toEqual([]);
+    await space.untilChildren('/sem/early/locks', 0);
+    expect(await space.children('/sem/early/leases')).toEqual([]);
   });
 
   it('fencing tokens grow with every new holder', async () => {
@@ -172,16 +158,16 @@ describe('semaphore - permits', () => {
     const sb = new Semaphore(b, '/sem/multi', { maxLeases: 3 });
     const two = await sa.acquire(2);
     expect(two).toHaveLength(2);
-    const before = await ls('/sem/multi/leases');
+    const before = await space.children('/sem/multi/leases');
     await expect(sb.acquire(2, { timeout: 300 })).rejects.toBeInstanceOf(LockTimeoutError);
-    expect(await ls('/sem/multi/leases')).toEqual(before);
-    expect(await ls('/sem/multi/locks')).toEqual([]);
+    expect(await space.children('/sem/multi/leases')).toEqual(before);
+    expect(await space.children('/sem/multi/locks')).toEqual([]);
     expect(await sb.tryAcquire(2)).toBeUndefined();
-    expect(await ls('/sem/multi/leases')).toEqual(before);
+    expect(await space.children('/sem/multi/leases')).toEqual(before);
     const one = await sb.acquire(1);
     expect(one).toHaveLength(1);
     const waiting = track(sb.acquire(2));
-    await until('/sem/multi/leases', 5); // both of its nodes are queued, for 1 free permit
+    await space.untilChildren('/sem/multi/leases', 5); // both of its nodes are queued, for 1 free permit
     expect(waiting.done()).toBe(false);
     await two[0]!.release();
     expect(waiting.done()).toBe(false); // 2 of 3 taken still: it needs both permits
@@ -191,7 +177,7 @@ describe('semaphore - permits', () => {
     expect(new Set(got.map((l) => l.node)).size).toBe(2);
     await got.release();
     await two.release(); // one was released already: harmless
-    expect(await ls('/sem/multi/leases')).toEqual([]);
+    expect(await space.children('/sem/multi/leases')).toEqual([]);
   });
 
   it('two acquire(2) at once on 2 permits both succeed, one after the other (Curator 5.4 deadlocks there until both time out)', async () => {
@@ -203,17 +189,17 @@ describe('semaphore - permits', () => {
       return leases.length;
     };
     expect(await Promise.all([run(a), run(b)])).toEqual([2, 2]);
-    expect(await ls('/sem/pair/leases')).toEqual([]);
+    expect(await space.children('/sem/pair/leases')).toEqual([]);
   });
 
   it('a timeout or an abort leaves no node: neither waiting for a permit (holding the internal lock) nor queued for the internal lock', async () => {
     const [a, b, c] = await Promise.all([space.client(), space.client(), space.client()]);
     const held = await new Semaphore(a, '/sem/x', { maxLeases: 1 }).acquire();
     const timedOut = track(new Semaphore(b, '/sem/x', { maxLeases: 1 }).acquire({ timeout: 1500 }));
-    await until('/sem/x/leases', 2); // b holds the internal lock and waits for a permit
+    await space.untilChildren('/sem/x/leases', 2); // b holds the internal lock and waits for a permit
     const ac = new AbortController();
     const aborted = track(new Semaphore(c, '/sem/x', { maxLeases: 1 }).acquire({ signal: ac.signal }));
-    await until('/sem/x/locks', 2); // c is queued for the internal lock behind b
+    await space.untilChildren('/sem/x/locks', 2); // c is queued for the internal lock behind b
     // Its create answered (it watches the node before its own): a create still in flight when an
     // attempt ends is swept in the background, so its node could outlive the rejection briefly.
     await waitFor('c to watch the node before its own', () => (c.watchCount > 0 ? true : undefined), 5000, 10);
@@ -221,14 +207,14 @@ describe('semaphore - permits', () => {
     const err = await aborted.result.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LockAbortedError);
     expect((err as Error).cause).toEqual(new Error('changed my mind'));
-    expect((await ls('/sem/x/locks')).length).toBe(1);
+    expect((await space.children('/sem/x/locks')).length).toBe(1);
     expect(c.watchCount).toBe(0);
     expect(await timedOut.result.catch((e: unknown) => e)).toBeInstanceOf(LockTimeoutError);
-    expect(await ls('/sem/x/locks')).toEqual([]);
-    expect(await ls('/sem/x/leases')).toEqual([held.node.slice('/sem/x/leases/'.length)]);
+    expect(await space.children('/sem/x/locks')).toEqual([]);
+    expect(await space.children('/sem/x/leases')).toEqual([held.node.slice('/sem/x/leases/'.length)]);
     expect(b.watchCount).toBe(0);
     await held.release();
-    expect(await ls('/sem/x/leases')).toEqual([]);
+    expect(await space.children('/sem/x/leases')).toEqual([]);
   });
 
   it('tryAcquire never waits and leaves nothing behind', async () => {
@@ -237,8 +223,8 @@ describe('semaphore - permits', () => {
     const start = performance.now();
     expect(await new Semaphore(b, '/sem/t', { maxLeases: 1 }).tryAcquire()).toBeUndefined();
     expect(performance.now() - start).toBeLessThan(1000);
-    expect((await ls('/sem/t/leases')).length).toBe(1);
-    expect(await ls('/sem/t/locks')).toEqual([]);
+    expect((await space.children('/sem/t/leases')).length).toBe(1);
+    expect(await space.children('/sem/t/locks')).toEqual([]);
     await held.release();
     const lease = await new Semaphore(b, '/sem/t', { maxLeases: 1 }).tryAcquire();
     expect(lease?.held).toBe(true);
@@ -251,13 +237,13 @@ describe('semaphore - permits', () => {
     const zk = await ZooKeeper.connect(`${connectString()}${space.root}`, { sessionTimeout: 10_000 });
     const waiting = new Semaphore(zk, '/sem/end', { maxLeases: 1 }).acquire();
     const rejected = expect(waiting).rejects.toBeInstanceOf(LeaseLostError);
-    await until('/sem/end/leases', 2);
+    await space.untilChildren('/sem/end/leases', 2);
     await waitFor('the waiter to watch', () => (zk.watchCount > 0 ? true : undefined));
     await zk.close();
     await rejected;
     expect(zk.watchCount).toBe(0);
-    expect(await ls('/sem/end/leases')).toEqual([held.node.slice('/sem/end/leases/'.length)]);
-    expect(await ls('/sem/end/locks')).toEqual([]);
+    expect(await space.children('/sem/end/leases')).toEqual([held.node.slice('/sem/end/leases/'.length)]);
+    expect(await space.children('/sem/end/locks')).toEqual([]);
     await held.release();
   });
 });
@@ -268,7 +254,7 @@ describe('semaphore - holders that die or are cut off', () => {
     const held = await startHolder(PARTICIPANT, [`${connectString()}${space.root}`, '/sem/k', 'fixed', '1', '-', 'hold', tmpdir(), 'n-holder', '2000'], 'TOKEN');
     const zk = await space.client();
     const waiting = new Semaphore(zk, '/sem/k', { maxLeases: 1 }).acquire({ timeout: 30_000 });
-    await until('/sem/k/leases', 2);
+    await space.untilChildren('/sem/k/leases', 2);
     const killedAt = Date.now();
     await held.kill();
     const lease = await waiting;
@@ -312,7 +298,7 @@ describe('semaphore - holders that die or are cut off', () => {
       try {
         const begun = performance.now();
         const waiting = track(new Semaphore(zk, '/sem/link', { maxLeases: 1 }).acquire({ timeout: 1500 }));
-        await until('/sem/link/leases', 2); // it holds the internal lock and waits for the permit
+        await space.untilChildren('/sem/link/leases', 2); // it holds the internal lock and waits for the permit
         await waitFor('its child watch', () => (zk.watchCount > 0 ? true : undefined), 5000, 10);
         proxy.block();
         const error = await waiting.result.catch((e: unknown) => e);
@@ -325,9 +311,9 @@ describe('semaphore - holders that die or are cut off', () => {
         expect(took).toBeLessThan(3000);
         expect(zk.watchCount).toBe(0);
         proxy.unblock();
-        await until('/sem/link/locks', 0);
-        await until('/sem/link/leases', 1);
-        expect(await ls('/sem/link/leases')).toEqual([held.node.slice('/sem/link/leases/'.length)]);
+        await space.untilChildren('/sem/link/locks', 0);
+        await space.untilChildren('/sem/link/leases', 1);
+        expect(await space.children('/sem/link/leases')).toEqual([held.node.slice('/sem/link/leases/'.length)]);
       } finally {
         await zk.close();
       }
@@ -345,13 +331,13 @@ describe('semaphore - holders that die or are cut off', () => {
       const zk = await ZooKeeper.connect(`${proxy.connectString}${space.root}`, { sessionTimeout: 2000, connectTimeout: 1000 });
       try {
         const waiting = track(new Semaphore(zk, '/sem/lost', { maxLeases: 1 }).acquire());
-        await until('/sem/lost/leases', 2);
+        await space.untilChildren('/sem/lost/leases', 2);
         proxy.block();
         expect(await waiting.result.catch((e: unknown) => e)).toBeInstanceOf(LeaseLostError);
         expect(zk.state).toBe('lost');
         expect(zk.watchCount).toBe(0);
-        await until('/sem/lost/locks', 0); // the server expired the session: its ephemeral nodes went with it
-        expect(await ls('/sem/lost/leases')).toEqual([held.node.slice('/sem/lost/leases/'.length)]);
+        await space.untilChildren('/sem/lost/locks', 0); // the server expired the session: its ephemeral nodes went with it
+        expect(await space.children('/sem/lost/leases')).toEqual([held.node.slice('/sem/lost/leases/'.length)]);
       } finally {
         proxy.unblock();
         await zk.close();
@@ -416,7 +402,7 @@ describe('semaphore - shared count', () => {
     try {
       const first = await sa.semaphore.acquire();
       const second = track(sb.semaphore.acquire());
-      await until('/sem/s/leases', 2);
+      await space.untilChildren('/sem/s/leases', 2);
       expect(second.done()).toBe(false);
       await count.setCount(2);
       const lease2 = await second.result; // while the first still holds
@@ -425,9 +411,9 @@ describe('semaphore - shared count', () => {
       await count.setCount(1);
       await waitFor('every reader to see 1', () => (sc.own.count === 1 ? true : undefined), 5000, 10);
       const third = track(sc.semaphore.acquire());
-      await until('/sem/s/leases', 3);
+      await space.untilChildren('/sem/s/leases', 3);
       await first.release();
-      await until('/sem/s/leases', 2);
+      await space.untilChildren('/sem/s/leases', 2);
       expect(third.done()).toBe(false); // 2 nodes (lease2 and its own) for 1 permit
       await lease2.release();
       const lease3 = await third.result;
@@ -457,12 +443,12 @@ describe('semaphore - SemaphoreMutex', () => {
       ),
     );
     expect(maxInside).toBe(1);
-    expect((await ls('/sm/m')).sort()).toEqual(['leases', 'locks']);
+    expect((await space.children('/sm/m')).sort()).toEqual(['leases', 'locks']);
     await ma.run(async (lease) => {
       expect(lease.node).toMatch(new RegExp(`^/sm/m/leases/_c_${UUID}-lease-\\d{10}$`));
       expect(await ma.tryAcquire()).toBeUndefined(); // the same flow does not get it twice
     });
-    expect(await ls('/sm/m/leases')).toEqual([]);
+    expect(await space.children('/sm/m/leases')).toEqual([]);
   });
 });
 
@@ -496,6 +482,6 @@ describe('semaphore - bad input', () => {
     await lease.release();
     await lease.release();
     expect(lease.held).toBe(false);
-    expect(await ls('/sem/bad/leases')).toEqual([]);
+    expect(await space.children('/sem/bad/leases')).toEqual([]);
   });
 });

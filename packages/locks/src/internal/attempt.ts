@@ -22,7 +22,22 @@ import { LeaseLostError, LockAbortedError, LockTimeoutError } from '../errors.js
 import { checkClient } from './client.js';
 import { attemptIdOf } from './names.js';
 
-/** The bounds of one acquire attempt. Call {@link Attempt.end} on every exit. */
+/** What an attempt is for: the errors it ends with, and how its session-end messages name it. */
+export interface AttemptKind {
+  /** `acquiring`, `entering barrier`, ...: `session expired while <doing> <path>`. */
+  readonly doing: string;
+  timeout(path: string, ms: number): Error;
+  aborted(path: string, reason: unknown): Error;
+}
+
+/** A lock's acquire: LockTimeoutError and LockAbortedError. */
+export const ACQUIRING: AttemptKind = {
+  doing: 'acquiring',
+  timeout: (path, ms) => new LockTimeoutError(path, ms),
+  aborted: (path, reason) => new LockAbortedError(path, reason),
+};
+
+/** The bounds of one acquire attempt (or of another wait of a recipe: see {@link AttemptKind}). Call {@link Attempt.end} on every exit. */
 export class Attempt {
   readonly #zk: ZooKeeper;
   readonly #path: string;
@@ -36,13 +51,15 @@ export class Attempt {
   #timer: LongTimeout | undefined;
   readonly #offState: () => void;
   readonly #signal: AbortSignal | undefined;
-  readonly #onAbort = () => this.#stop(new LockAbortedError(this.#path, this.#signal?.reason));
+  readonly #kind: AttemptKind;
+  readonly #onAbort = () => this.#stop(this.#kind.aborted(this.#path, this.#signal?.reason));
 
   /** `timeout` in ms (0: one try, no waiting; undefined: no deadline). */
-  constructor(zk: ZooKeeper, path: string, timeout: number | undefined, signal: AbortSignal | undefined) {
+  constructor(zk: ZooKeeper, path: string, timeout: number | undefined, signal: AbortSignal | undefined, kind: AttemptKind = ACQUIRING) {
     checkClient(zk); // every acquire starts here, before any request
     this.#zk = zk;
     this.#path = path;
+    this.#kind = kind;
     this.#timeout = timeout;
     this.#signal = signal;
     this.#deadline = timeout === undefined ? undefined : performance.now() + timeout;
@@ -79,8 +96,8 @@ export class Attempt {
   }
 
   /** The error for a passed deadline. */
-  timeoutError(): LockTimeoutError {
-    return new LockTimeoutError(this.#path, this.#timeout ?? 0);
+  timeoutError(): Error {
+    return this.#kind.timeout(this.#path, this.#timeout ?? 0);
   }
 
   /** Throws the reason if the attempt must end. */
@@ -104,6 +121,23 @@ export class Attempt {
   }
 
   /**
+   * The error a failed request rejects the attempt with: a request refused because the session
+   * expired becomes the attempt's LeaseLostError (the session's end may be noticed there before
+   * the state change).
+   */
+  typed(err: unknown): unknown {
+    if (!(err instanceof SessionExpiredError)) return err;
+    this.#onState('expired');
+    return this.#reason ?? err;
+  }
+
+  /** Waits for a watch to fire; a zero-timeout attempt never waits (it rejects with the timeout). */
+  sleep(fired: Promise<void>): Promise<void> {
+    if (this.#timeout === 0) return Promise.reject(this.timeoutError());
+    return this.race(fired);
+  }
+
+  /**
    * Resolves once the client is connected. A zero-timeout attempt does not wait: it rejects with
    * `cause` (the ConnectionLoss that sent it here).
    */
@@ -121,11 +155,12 @@ export class Attempt {
   }
 
   #onState(state: string): void {
+    const doing = this.#kind.doing;
     if (state === 'expired' || state === 'closed' || state === 'authFailed') {
-      this.#stop(new LeaseLostError(this.#path, `session ${state} while acquiring ${this.#path}`, { cause: state === 'expired' ? new SessionExpiredError() : undefined }));
+      this.#stop(new LeaseLostError(this.#path, `session ${state} while ${doing} ${this.#path}`, { cause: state === 'expired' ? new SessionExpiredError() : undefined }));
     } else if (state === 'lost') {
       this.#stop(
-        new LeaseLostError(this.#path, `session lost while acquiring ${this.#path}: no server answered within the session timeout`, {
+        new LeaseLostError(this.#path, `session lost while ${doing} ${this.#path}: no server answered within the session timeout`, {
           cause: new ConnectionLossError('session lost'),
         }),
       );

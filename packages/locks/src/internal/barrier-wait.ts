@@ -12,9 +12,9 @@
  * set it has settled: a removal sent while the read is still in flight would find nothing, and
  * the read's reply would then register a watch nobody waits for (Curator's CURATOR-654 leak).
  */
-import { ConnectionLossError, InvalidArgumentError, SessionExpiredError, setLongTimeout, ZooKeeperError, type DataResult, type LongTimeout, type Stat, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
-import { BarrierAbortedError, BarrierTimeoutError, LeaseLostError, type BarrierOperation } from '../errors.js';
-import { connected } from './attempt.js';
+import { InvalidArgumentError, SessionExpiredError, ZooKeeperError, type DataResult, type Stat, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
+import { BarrierAbortedError, BarrierTimeoutError, type BarrierOperation } from '../errors.js';
+import { Attempt } from './attempt.js';
 
 /** Options of a barrier wait. */
 export interface BarrierWaitOptions {
@@ -44,103 +44,17 @@ export function isRetryable(err: unknown): boolean {
   return err instanceof ZooKeeperError && err.isRetryable && !(err instanceof SessionExpiredError);
 }
 
-/** The bounds of one barrier wait. Call {@link BarrierWait.end} on every exit. */
-export class BarrierWait {
-  readonly #zk: ZooKeeper;
-  readonly #path: string;
-  readonly #operation: BarrierOperation;
-  readonly #timeout: number | undefined;
-  readonly #signal: AbortSignal | undefined;
-  readonly #onStop = new Set<(reason: Error) => void>();
-  #reason: Error | undefined;
-  #timer: LongTimeout | undefined;
-  readonly #offState: () => void;
-  readonly #onAbort = () => this.#stop(new BarrierAbortedError(this.#path, this.#signal?.reason, this.#operation));
-
-  constructor(zk: ZooKeeper, path: string, operation: BarrierOperation, options: BarrierWaitOptions) {
-    this.#zk = zk;
-    this.#path = path;
-    this.#operation = operation;
-    this.#timeout = options.timeout;
-    this.#signal = options.signal;
-    this.#offState = zk.onStateChange((state) => this.#onState(state));
-    if (this.#signal?.aborted) this.#onAbort();
-    else this.#signal?.addEventListener('abort', this.#onAbort, { once: true });
-    // A zero timeout has no timer: the reads already sent may finish, but nothing waits for a watch.
-    if (this.#timeout !== undefined && this.#timeout > 0) this.#timer = setLongTimeout(() => this.#stop(this.timeoutError()), this.#timeout);
-    this.#onState(zk.state);
-  }
-
-  /** The error for a passed deadline. */
-  timeoutError(): BarrierTimeoutError {
-    return new BarrierTimeoutError(this.#path, this.#timeout ?? 0, this.#operation);
-  }
-
-  /** Throws the reason if the wait must end. */
-  check(): void {
-    if (this.#reason !== undefined) throw this.#reason;
-  }
-
-  /** `promise`, or the wait's reason if it must end first (the work behind `promise` goes on). */
-  race<T>(promise: Promise<T>): Promise<T> {
-    if (this.#reason !== undefined) {
-      promise.catch(() => undefined);
-      return Promise.reject(this.#reason);
-    }
-    return new Promise<T>((resolve, reject) => {
-      this.#onStop.add(reject);
-      promise.then(
-        (value) => (this.#onStop.delete(reject), resolve(value)),
-        (err: unknown) => (this.#onStop.delete(reject), reject(err)),
-      );
-    });
-  }
-
-  /**
-   * The error a failed wait rejects with: a request refused because the session expired becomes
-   * the wait's LeaseLostError (the session's end may be noticed there before the state change).
-   */
-  typed(err: unknown): unknown {
-    if (!(err instanceof SessionExpiredError)) return err;
-    this.#onState('expired');
-    return this.#reason ?? err;
-  }
-
-  /** Waits for a watch to fire; a zero timeout never waits (it rejects with the timeout). */
-  sleep(fired: Promise<void>): Promise<void> {
-    if (this.#timeout === 0) return Promise.reject(this.timeoutError());
-    return this.race(fired);
-  }
-
-  /** Resolves once connected again after `cause` (a retryable error); a zero timeout rejects with `cause`. */
-  connected(cause: unknown): Promise<void> {
-    if (this.#zk.state === 'connected') return Promise.resolve();
-    if (this.#timeout === 0) return Promise.reject(cause);
-    return this.race(connected(this.#zk));
-  }
-
-  /** Stops the timer and the listeners. */
-  end(): void {
-    this.#timer?.clear();
-    this.#offState();
-    this.#signal?.removeEventListener('abort', this.#onAbort);
-  }
-
-  #onState(state: string): void {
-    const doing = this.#operation === 'wait' ? 'waiting on' : this.#operation === 'enter' ? 'entering' : 'leaving';
-    if (state === 'expired' || state === 'closed' || state === 'authFailed') {
-      this.#stop(new LeaseLostError(this.#path, `session ${state} while ${doing} barrier ${this.#path}`, { cause: state === 'expired' ? new SessionExpiredError() : undefined }));
-    } else if (state === 'lost') {
-      this.#stop(new LeaseLostError(this.#path, `session lost while ${doing} barrier ${this.#path}: no server answered within the session timeout`, { cause: new ConnectionLossError('session lost') }));
-    }
-  }
-
-  #stop(reason: Error): void {
-    if (this.#reason !== undefined) return;
-    this.#reason = reason;
-    for (const reject of this.#onStop) reject(reason);
-    this.#onStop.clear();
-  }
+/**
+ * The bounds of one barrier wait: an {@link Attempt} whose errors name the barrier operation.
+ * Call `end()` on every exit.
+ */
+export function barrierWait(zk: ZooKeeper, path: string, operation: BarrierOperation, options: BarrierWaitOptions): Attempt {
+  const doing = operation === 'wait' ? 'waiting on barrier' : operation === 'enter' ? 'entering barrier' : 'leaving barrier';
+  return new Attempt(zk, path, options.timeout, options.signal, {
+    doing,
+    timeout: (p, ms) => new BarrierTimeoutError(p, ms, operation),
+    aborted: (p, reason) => new BarrierAbortedError(p, reason, operation),
+  });
 }
 
 /**
