@@ -182,3 +182,31 @@ export class AtomicValueError extends LockError {
     this.attempted = details.attempted;
   }
 }
+
+/**
+ * `PersistentNode.waitForInitialCreate` (or the same wait of a `PersistentTtlNode` or
+ * `GroupMember`) did not see the node created within its timeout. The node is not given up: it
+ * is still being created in the background until closed.
+ */
+export class PersistentNodeTimeoutError extends LockTimeoutError {
+  static {
+    brandError(this, 'PersistentNodeTimeoutError');
+  }
+  override name = 'PersistentNodeTimeoutError';
+  constructor(path: string, timeout: number) {
+    super(path, timeout);
+    this.message = `node ${path} not created within ${timeout} ms`;
+  }
+}
+
+/** `waitForInitialCreate` was aborted through its signal (`cause`: the signal's reason); the node goes on being created. */
+export class PersistentNodeAbortedError extends LockAbortedError {
+  static {
+    brandError(this, 'PersistentNodeAbortedError');
+  }
+  override name = 'PersistentNodeAbortedError';
+  constructor(path: string, reason: unknown) {
+    super(path, reason);
+    this.message = `waiting for node ${path} to be created was aborted`;
+  }
+}

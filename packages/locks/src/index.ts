@@ -39,3 +39,12 @@ export { AtomicValueError } from './errors.js';
 export { RevocationRequestedError } from './errors.js';
 export { inspectLock, inspectExclusive, inspectSemaphore } from './inspect.js';
 export type { LockEntry, LockState } from './inspect.js';
+// Persistent nodes and groups
+export { RenewingClient } from './renewing-client.js';
+export { PersistentNode } from './persistent-node.js';
+export type { InitialWaitOptions, PersistentNodeEvent, PersistentNodeMode, PersistentNodeOptions } from './persistent-node.js';
+export { PersistentTtlNode, TTL_TOUCH_NODE } from './persistent-ttl-node.js';
+export type { PersistentTtlNodeOptions } from './persistent-ttl-node.js';
+export { GroupMember } from './group-member.js';
+export type { GroupChange, GroupMemberOptions } from './group-member.js';
+export { PersistentNodeTimeoutError, PersistentNodeAbortedError } from './errors.js';

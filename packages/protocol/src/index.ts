@@ -90,3 +90,7 @@ export { setLongTimeout, MAX_TIMER_DELAY } from './util/timer.js';
 export type { LongTimeout } from './util/timer.js';
 export { TreeCache } from './cache/tree-cache.js';
 export type { CachedNode, NodeChange, TreeCacheEvent, TreeCacheListener, TreeCacheOptions } from './cache/tree-cache.js';
+export { NodeCache } from './cache/node-cache.js';
+export type { NodeCacheEvent, NodeCacheListener, NodeCacheStartOptions } from './cache/node-cache.js';
+export { PathChildrenCache } from './cache/path-children-cache.js';
+export type { CacheStartOptions, ChildData, ConnectionEvent, PathChildrenCacheEvent, PathChildrenCacheListener, PathChildrenCacheOptions, PathChildrenCacheStartOptions, StartMode } from './cache/path-children-cache.js';

@@ -25,4 +25,10 @@ export interface TreeCacheOptions {
   signal?: AbortSignal;
   /** Deadline in ms for the initial load (registration and every read); default: none beyond each read's `requestTimeout`. */
   timeout?: number;
+  /**
+   * Cache only the nodes at most this many levels below the path (Curator's `setMaxDepth`): 0
+   * the node alone (one non-recursive persistent watch), 1 the node and its children, and so on.
+   * Events deeper down are ignored. Default: the whole subtree.
+   */
+  maxDepth?: number;
 }

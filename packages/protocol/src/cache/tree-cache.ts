@@ -72,6 +72,8 @@ export class TreeCache implements AsyncDisposable {
   readonly #listeners = new Set<TreeCacheListener>();
   readonly #streams = new Set<AsyncQueue<TreeCacheEvent>>();
   readonly #signal: AbortSignal | undefined;
+  /** The deepest level cached, below the root (Infinity: the whole subtree). */
+  readonly #maxDepth: number;
   #offState: (() => void) | undefined;
   #removeWatch: (() => Promise<void>) | undefined;
   /** The walk in progress (initial load or resynchronisation), if any. */
@@ -94,6 +96,7 @@ export class TreeCache implements AsyncDisposable {
     this.#table = new NodeTable(root);
     this.#reads = new OrderedReads(zk);
     this.#signal = options.signal;
+    this.#maxDepth = options.maxDepth ?? Infinity;
     this.#done.promise.catch(() => undefined); // a rejection nobody awaits is not an unhandled one
   }
 
@@ -107,6 +110,7 @@ export class TreeCache implements AsyncDisposable {
     validatePath(path);
     if (typeof zk?.addWatch !== 'function') throw new InvalidArgumentError('zk', 'must be a ZooKeeper client');
     validateTimeout(options.timeout);
+    if (options.maxDepth !== undefined && !(Number.isSafeInteger(options.maxDepth) && options.maxDepth >= 0)) throw new InvalidArgumentError('maxDepth', 'must be a non-negative integer');
     options.signal?.throwIfAborted();
     const cache = new TreeCache(zk, path, options);
     try {
@@ -217,7 +221,7 @@ export class TreeCache implements AsyncDisposable {
 
   async #start(options: TreeCacheOptions): Promise<void> {
     this.#offState = this.#zk.onStateChange(this.#onState);
-    this.#removeWatch = await this.#zk.addWatch(this.#table.root, this.#onWatch, { recursive: true, ...(options.signal ? { signal: options.signal } : {}), ...(options.timeout === undefined ? {} : { timeout: options.timeout }) });
+    this.#removeWatch = await this.#zk.addWatch(this.#table.root, this.#onWatch, { recursive: this.#maxDepth > 0, ...(options.signal ? { signal: options.signal } : {}), ...(options.timeout === undefined ? {} : { timeout: options.timeout }) });
     if (this.#ended) throw new ClientClosedError('the tree cache was closed');
     this.#startWalk();
     await this.#ready.promise;
@@ -251,15 +255,25 @@ export class TreeCache implements AsyncDisposable {
     }
   };
 
+  /** True when `path` is cached: under the root, and no deeper than `maxDepth`. */
+  #inDepth(path: string): boolean {
+    if (!this.#table.covers(path)) return false;
+    if (this.#maxDepth === Infinity || path === this.#table.root) return true;
+    const below = path.slice(this.#table.root === '/' ? 0 : this.#table.root.length);
+    let depth = 0;
+    for (let i = below.indexOf('/'); i >= 0 && depth <= this.#maxDepth; i = below.indexOf('/', i + 1)) depth++;
+    return depth <= this.#maxDepth;
+  }
+
   readonly #onWatch = (event: WatchedEvent): void => {
     if (this.#ended) return;
     switch (event.type) {
       case 'NodeCreated':
       case 'NodeDataChanged':
-        if (this.#table.covers(event.path)) this.#changedAt(event.path);
+        if (this.#inDepth(event.path)) this.#changedAt(event.path);
         break;
       case 'NodeDeleted':
-        if (!this.#table.covers(event.path)) break;
+        if (!this.#inDepth(event.path)) break;
         // The parent too: when the read finds a node again, the parent may have been replaced as
         // well (a subtree deleted and created again), and reading it first reports that in order.
         if (event.path !== this.#table.root) this.#changedAt(parentOf(event.path));
@@ -315,10 +329,11 @@ export class TreeCache implements AsyncDisposable {
     this.#stale = false;
     this.#held.clear();
     let pending = 0;
-    const visit = (paths: string[]) => {
+    const visit = (paths: string[], depth: number) => {
       pending++;
       const next: string[] = [];
-      this.#reads.read(paths, true, {
+      // The last cached level is read without its children (maxDepth).
+      this.#reads.read(paths, depth < this.#maxDepth, {
         node: (r) => {
           // A result is a valid observation even when its walk was abandoned: apply it anyway.
           walk.changes += this.#apply(r);
@@ -326,7 +341,7 @@ export class TreeCache implements AsyncDisposable {
         },
         done: () => {
           if (this.#walk !== walk) return;
-          if (next.length > 0) visit(next);
+          if (next.length > 0) visit(next, depth + 1);
           if (--pending === 0) this.#walked(walk);
         },
         failed: (err) => {
@@ -335,7 +350,7 @@ export class TreeCache implements AsyncDisposable {
         },
       });
     };
-    visit([this.#table.root]);
+    visit([this.#table.root], 0);
   }
 
   /** The walk is done: read the paths of the events it held, then report the cache current. */
@@ -426,7 +441,7 @@ export class TreeCache implements AsyncDisposable {
         await remove();
       } catch {
         // unreachable server, expired session: at least forget the watch locally
-        await this.#zk.removeWatches(this.#table.root, { kind: 'persistentRecursive', listener: this.#onWatch, local: true }).catch(() => undefined);
+        await this.#zk.removeWatches(this.#table.root, { kind: this.#maxDepth > 0 ? 'persistentRecursive' : 'persistent', listener: this.#onWatch, local: true }).catch(() => undefined);
       }
     }
     await this.#reads.idle();

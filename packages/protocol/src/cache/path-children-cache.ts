@@ -1,0 +1,183 @@
+/**
+ * `PathChildrenCache`: the children of one path (their data and Stat), with Curator 5's
+ * `PathChildrenCache` events and start modes. A recipe on the client's public API, built on a
+ * `TreeCache` limited to one level below the path (see level-cache.ts for why, and what it costs:
+ * ZooKeeper 3.6+).
+ */
+import { InvalidArgumentError, type ZooKeeper } from '../index.js';
+import type { NodeChange } from './node-table.js';
+import { childData, LevelCache, validateCacheArgs, type CacheStartOptions, type ChildData, type ConnectionEvent } from './level-cache.js';
+
+export type { CacheStartOptions, ChildData, ConnectionEvent } from './level-cache.js';
+
+/**
+ * Curator's `PathChildrenCache.StartMode`: `NORMAL` reports the initial children as
+ * `CHILD_ADDED`; `BUILD_INITIAL_CACHE` loads them silently (they are in the snapshot when `start`
+ * resolves); `POST_INITIALIZED_EVENT` reports them as `CHILD_ADDED`, then `INITIALIZED` with the
+ * whole initial set.
+ */
+export type StartMode = 'NORMAL' | 'BUILD_INITIAL_CACHE' | 'POST_INITIALIZED_EVENT';
+
+/**
+ * What a `PathChildrenCache` reports (Curator's `PathChildrenCacheEvent.Type`): a child added,
+ * updated (new data or Stat, by its mzxid) or removed, with its data; the initial set
+ * (`INITIALIZED`, in `POST_INITIALIZED_EVENT` mode); and the connection's changes.
+ */
+export type PathChildrenCacheEvent =
+  | { readonly type: 'CHILD_ADDED' | 'CHILD_UPDATED' | 'CHILD_REMOVED'; readonly path: string; readonly data: ChildData }
+  | { readonly type: 'INITIALIZED'; readonly initialData: readonly ChildData[] }
+  | ConnectionEvent;
+
+/** Called with each event, synchronously, after the cache has applied it; must not throw (a throw is ignored). */
+export type PathChildrenCacheListener = (event: PathChildrenCacheEvent) => void;
+
+/** Options of the `PathChildrenCache` constructor. */
+export interface PathChildrenCacheOptions {
+  /** Keep the children's data (default true); without it `ChildData.data` is `undefined` (Curator's `cacheData`). */
+  cacheData?: boolean;
+}
+
+/** Options of `PathChildrenCache.start`. */
+export interface PathChildrenCacheStartOptions extends CacheStartOptions {
+  /** How the initial children are reported; default `NORMAL`, as in Curator. */
+  mode?: StartMode;
+}
+
+const MODES: readonly StartMode[] = ['NORMAL', 'BUILD_INITIAL_CACHE', 'POST_INITIALIZED_EVENT'];
+
+/**
+ * A cache of the children of one path, kept current by one persistent watch, with Curator's
+ * `PathChildrenCache` events.
+ *
+ * - Start: add listeners ({@link PathChildrenCache.onEvent | onEvent}) or streams
+ *   ({@link PathChildrenCache.events | events}), then {@link PathChildrenCache.start | start} with
+ *   a {@link StartMode}. Unlike Curator's, `start` resolves once the initial set is loaded (and
+ *   reported, in `NORMAL` and `POST_INITIALIZED_EVENT` modes), bounded by `signal` and `timeout`.
+ *   The path need not exist: the cache fills when it is created, and empties (`CHILD_REMOVED`
+ *   each) when it is deleted.
+ * - Events: `CHILD_ADDED`, `CHILD_UPDATED`, `CHILD_REMOVED` for every change after the load,
+ *   coalesced as Curator's are (two quick writes may be one update to the newer data; a child
+ *   created and deleted between two reads is not seen). A child deleted and created again is
+ *   reported as removed then added.
+ * - Outages: `CONNECTION_SUSPENDED` when the connection drops, `CONNECTION_LOST` when the session
+ *   is presumed lost, `CONNECTION_RECONNECTED` when it comes back, followed by exactly the
+ *   changes made while away (each once: the level is read again and compared).
+ * - Session expiry ends the cache (after `CONNECTION_LOST`): streams and
+ *   {@link PathChildrenCache.done | done} fail with a SessionExpiredError. Curator's cache carries
+ *   on with the new session its client makes; with this client, make a new client and a new cache.
+ *
+ * Needs ZooKeeper 3.6+.
+ *
+ * @example
+ * ```ts
+ * await using cache = new PathChildrenCache(zk, '/workers');
+ * cache.onEvent((e) => {
+ *   if (e.type === 'CHILD_ADDED') console.log('joined', e.path);
+ * });
+ * await cache.start({ mode: 'POST_INITIALIZED_EVENT', timeout: 5000 });
+ * console.log(cache.currentData().map((c) => c.path));
+ * ```
+ */
+export class PathChildrenCache implements AsyncDisposable {
+  readonly #cacheData: boolean;
+  readonly #children = new Map<string, ChildData>();
+  readonly #engine: LevelCache<PathChildrenCacheEvent>;
+  #mode: StartMode = 'NORMAL';
+
+  /** Makes the cache (nothing is sent until {@link PathChildrenCache.start | start}); refuses bad input with an InvalidArgumentError. */
+  constructor(zk: ZooKeeper, path: string, options: PathChildrenCacheOptions = {}) {
+    validateCacheArgs(zk, path, options);
+    if (options.cacheData !== undefined && typeof options.cacheData !== 'boolean') throw new InvalidArgumentError('cacheData', 'must be a boolean');
+    this.#cacheData = options.cacheData ?? true;
+    this.#engine = new LevelCache<PathChildrenCacheEvent>(zk, path, 1, {
+      change: (change, loading) => this.#change(change, loading),
+      loaded: () => (this.#mode === 'POST_INITIALIZED_EVENT' ? { type: 'INITIALIZED', initialData: this.currentData() } : undefined),
+    });
+  }
+
+  /**
+   * Registers the watch and loads the children; resolves once they are loaded and reported as
+   * `mode` says. A connection lost during the load is waited out; session expiry, `signal` or
+   * `timeout` fail it (and close the cache). Aborting `signal` later closes the cache.
+   */
+  async start(options: PathChildrenCacheStartOptions = {}): Promise<void> {
+    if (options?.mode !== undefined && !MODES.includes(options.mode)) throw new InvalidArgumentError('mode', `must be one of ${MODES.join(', ')}`);
+    this.#mode = options?.mode ?? 'NORMAL';
+    await this.#engine.start(options, 'PathChildrenCache');
+  }
+
+  /** Makes a cache and starts it: `await using cache = await PathChildrenCache.open(zk, path, { mode: 'BUILD_INITIAL_CACHE' })`. */
+  static async open(zk: ZooKeeper, path: string, options: PathChildrenCacheOptions & PathChildrenCacheStartOptions = {}): Promise<PathChildrenCache> {
+    const cache = new PathChildrenCache(zk, path, options);
+    await cache.start(options);
+    return cache;
+  }
+
+  /** The watched path (the parent of the cached children). */
+  get path(): string {
+    return this.#engine.path;
+  }
+
+  /** True while current: started, loaded, connected and not re-reading after a reconnect. */
+  get synced(): boolean {
+    return this.#engine.synced;
+  }
+
+  /** Settles when the cache ends: resolves after {@link PathChildrenCache.close | close}, rejects with the error that ended it otherwise. */
+  get done(): Promise<void> {
+    return this.#engine.done;
+  }
+
+  /** The cached children, sorted by path (Curator's `getCurrentData()`). */
+  currentData(): ChildData[] {
+    return [...this.#children.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  /** The cached child at `fullPath`, or `undefined` (Curator's `getCurrentData(fullPath)`). */
+  get(fullPath: string): ChildData | undefined {
+    return this.#children.get(fullPath);
+  }
+
+  /** Adds a listener of every event from now on; returns a function that removes it. */
+  onEvent(listener: PathChildrenCacheListener): () => void {
+    return this.#engine.onEvent(listener);
+  }
+
+  /**
+   * The events from now on as an async iterable. Ending the loop or aborting `signal`
+   * unsubscribes. Ends when the cache is closed; fails with the error that ended it.
+   */
+  events(options: { signal?: AbortSignal } = {}): AsyncIterableIterator<PathChildrenCacheEvent> {
+    return this.#engine.events(options);
+  }
+
+  /** Stops: removes the watch, waits for reads in flight, ends the streams. Idempotent. */
+  close(): Promise<void> {
+    return this.#engine.close();
+  }
+
+  /** `await using cache = ...` closes it at the end of the scope. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  #change(change: NodeChange, loading: boolean): PathChildrenCacheEvent | undefined {
+    if (change.path === this.#engine.path) return undefined; // the parent itself is not a child
+    const silent = loading && this.#mode === 'BUILD_INITIAL_CACHE';
+    switch (change.type) {
+      case 'created': {
+        const data = childData(change.node, this.#cacheData);
+        this.#children.set(change.path, data);
+        return silent ? undefined : { type: 'CHILD_ADDED', path: change.path, data };
+      }
+      case 'changed': {
+        const data = childData(change.node, this.#cacheData);
+        this.#children.set(change.path, data);
+        return silent ? undefined : { type: 'CHILD_UPDATED', path: change.path, data };
+      }
+      case 'deleted':
+        this.#children.delete(change.path);
+        return silent ? undefined : { type: 'CHILD_REMOVED', path: change.path, data: childData(change.previous, this.#cacheData) };
+    }
+  }
+}
