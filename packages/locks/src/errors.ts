@@ -210,3 +210,53 @@ export class PersistentNodeAbortedError extends LockAbortedError {
     this.message = `waiting for node ${path} to be created was aborted`;
   }
 }
+
+/**
+ * A queue wait (a `take`, the next item of `items()`, a `put`) did not end within its timeout
+ * (`timeout: 0`: no item could be taken at once). A {@link LockTimeoutError}, so one `catch`
+ * covers every timeout of this package. No lock node was left behind and no item was taken.
+ */
+export class QueueTimeoutError extends LockTimeoutError {
+  static {
+    brandError(this, 'QueueTimeoutError');
+  }
+  override name = 'QueueTimeoutError';
+  constructor(path: string, timeout: number) {
+    super(path, timeout);
+    this.message = timeout === 0 ? `queue ${path}: no item can be taken at once` : `queue ${path}: no item within ${timeout} ms`;
+  }
+}
+
+/** A queue wait was aborted through its signal (`cause`: the signal's reason). A {@link LockAbortedError}; no node left behind. */
+export class QueueAbortedError extends LockAbortedError {
+  static {
+    brandError(this, 'QueueAbortedError');
+  }
+  override name = 'QueueAbortedError';
+  constructor(path: string, reason: unknown) {
+    super(path, reason);
+    this.message = `queue ${path}: the wait was aborted`;
+  }
+}
+
+/**
+ * A queue node that does not hold Curator's item framing (version 0x00010001, item opcodes,
+ * lengths, the end opcode), or whose payload the serializer refused (`cause`). As Curator's
+ * consumer does, the node was removed from the queue; its raw bytes are kept in `data` so nothing
+ * is lost silently.
+ */
+export class QueueItemError extends LockError {
+  static {
+    brandError(this, 'QueueItemError');
+  }
+  override name = 'QueueItemError';
+  /** The node's full path. */
+  readonly node: string;
+  /** The node's data as read. */
+  readonly data: Uint8Array;
+  constructor(path: string, node: string, data: Uint8Array, message: string, options?: { cause?: unknown }) {
+    super(path, `queue ${path}: item ${node} is unreadable: ${message}`, options);
+    this.node = node;
+    this.data = data;
+  }
+}

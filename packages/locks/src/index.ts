@@ -48,3 +48,15 @@ export type { PersistentTtlNodeOptions } from './persistent-ttl-node.js';
 export { GroupMember } from './group-member.js';
 export type { GroupChange, GroupMemberOptions } from './group-member.js';
 export { PersistentNodeTimeoutError, PersistentNodeAbortedError } from './errors.js';
+// Queues
+export { Queue } from './queues/queue.js';
+export { PriorityQueue } from './queues/priority-queue.js';
+export { DelayQueue } from './queues/delay-queue.js';
+export { IdQueue } from './queues/id-queue.js';
+export { QueueBase } from './queues/base.js';
+export type { QueueOptions, QueueWaitOptions } from './queues/base.js';
+export { QueueItem } from './queues/item.js';
+export { QueueIterator } from './queues/iterator.js';
+export { bytesSerializer, stringSerializer, jsonSerializer, encodeItems, decodeItems } from './queues/item-codec.js';
+export type { QueueSerializer } from './queues/item-codec.js';
+export { QueueTimeoutError, QueueAbortedError, QueueItemError } from './errors.js';
