@@ -1,0 +1,231 @@
+/**
+ * Our PathChildrenCache and NodeCache against Curator 5's, watching the same paths: a Java process
+ * (java/CuratorCacheParticipant.java) runs Curator's PathChildrenCache (POST_INITIALIZED_EVENT,
+ * with data) and NodeCache (start(true)); the test process runs ours with the same settings. A
+ * scripted sequence of creates, updates and deletes is made half from Java, half from Node, one
+ * step at a time (the next only once Curator has reported the last, so that neither cache
+ * coalesces). Both must report the same events per child (type and data, in order), the same
+ * initial set, the same NodeCache sequence, and end with the same children and data as the
+ * server. Negative control: a naive Node cache (a one-shot getChildren watch, each new child's
+ * data read once) misses every CHILD_UPDATED, and the same comparison fails.
+ */
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { NodeCache, PathChildrenCache, type ZooKeeper } from '@zk/protocol';
+import { connectString, type TestSpace } from '../harness/fixtures.js';
+import { curatorMissing, type CompiledJava } from '../harness/java.js';
+import { interopHooks, Participant } from './participants.js';
+
+const JAVA_SOURCE = fileURLToPath(new URL('./java/CuratorCacheParticipant.java', import.meta.url));
+
+const missing = curatorMissing();
+
+let compiled: CompiledJava | undefined;
+let space: TestSpace;
+
+const KIDS = '/interop/kids';
+const CFG = '/interop/cfg';
+
+/** One scripted change: who makes it, and the participant's command line for it. */
+type Step = readonly ['java' | 'node', 'create' | 'set' | 'delete', string, string?];
+
+const STEPS: readonly Step[] = [
+  ['node', 'create', `${KIDS}/a`, 'a1'],
+  ['java', 'create', `${KIDS}/b`, 'b1'],
+  ['java', 'set', `${KIDS}/a`, 'a2'],
+  ['node', 'set', `${KIDS}/b`, 'b2'],
+  ['node', 'delete', `${KIDS}/a`],
+  ['java', 'create', `${KIDS}/a`, 'a3'],
+  ['node', 'create', `${KIDS}/c`, 'c1'],
+  ['java', 'set', `${KIDS}/c`, 'c2'],
+  ['java', 'delete', `${KIDS}/b`],
+  ['node', 'set', `${KIDS}/c`, 'c3'],
+  ['java', 'set', `${KIDS}/i1`, 'i1b'],
+  ['node', 'delete', `${KIDS}/i2`],
+  ['node', 'create', CFG, 'x1'],
+  ['java', 'set', CFG, 'x2'],
+  ['node', 'set', CFG, 'x3'],
+  ['node', 'delete', CFG],
+  ['java', 'create', CFG, 'x5'],
+];
+
+const name = (path: string) => path.slice(path.lastIndexOf('/') + 1);
+
+/** The lines a Node side reports, the participant's format (`PCC <type> <name> <data>`, `NODE <data>`), with a bounded wait for more. */
+class Lines {
+  readonly all: string[] = [];
+  #wake: (() => void) | undefined;
+  push(line: string): void {
+    this.all.push(line);
+    this.#wake?.();
+  }
+  /** Resolves once there are more than `n` lines, or after `graceMs` (a cache that misses an event is then compared, not waited for). */
+  async more(n: number, graceMs: number): Promise<void> {
+    if (this.all.length > n) return;
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+      this.#wake = () => this.all.length > n && resolve();
+    });
+    clearTimeout(timer);
+    this.#wake = undefined;
+  }
+}
+
+/** The Node side of a run: our caches, or the naive control. */
+interface NodeSide {
+  lines: Lines;
+  snapshot(): string;
+  close(): Promise<void>;
+}
+
+async function ours(zk: ZooKeeper): Promise<NodeSide> {
+  const lines = new Lines();
+  const children = new PathChildrenCache(zk, KIDS);
+  children.onEvent((e) => {
+    if (e.type === 'INITIALIZED') lines.push(`PCC INITIALIZED ${e.initialData.map((d) => name(d.path)).join(',')}`);
+    else if ('data' in e) lines.push(`PCC ${e.type} ${name(e.path)} ${e.data.data?.toString() ?? '-'}`);
+  });
+  await children.start({ mode: 'POST_INITIALIZED_EVENT' });
+  const node = await NodeCache.open(zk, CFG, { buildInitial: true });
+  node.onEvent((e) => {
+    if (e.type === 'created' || e.type === 'changed') lines.push(`NODE ${e.data.data?.toString() ?? '-'}`);
+    else if (e.type === 'deleted') lines.push('NODE -');
+  });
+  return {
+    lines,
+    snapshot: () => children.currentData().map((d) => `${name(d.path)}=${d.data?.toString() ?? '-'}`).join(','),
+    close: async () => {
+      await children.close();
+      await node.close();
+    },
+  };
+}
+
+/** The negative control: one-shot getChildren watches, a new child's data read once and never watched. */
+async function naive(zk: ZooKeeper): Promise<NodeSide> {
+  const lines = new Lines();
+  const known = new Map<string, string>();
+  let closed = false;
+  const list = async (first: boolean): Promise<void> => {
+    if (closed) return;
+    const names = (await zk.getChildren(KIDS, { watch: () => void list(false).catch(() => undefined) })).sort();
+    for (const n of names) {
+      if (known.has(n)) continue;
+      const data = (await zk.getData(`${KIDS}/${n}`)).data.toString();
+      known.set(n, data);
+      lines.push(`PCC CHILD_ADDED ${n} ${data}`);
+    }
+    for (const [n, data] of [...known]) {
+      if (names.includes(n)) continue;
+      known.delete(n);
+      lines.push(`PCC CHILD_REMOVED ${n} ${data}`);
+    }
+    if (first) lines.push(`PCC INITIALIZED ${names.join(',')}`);
+  };
+  await list(true);
+  const node = await NodeCache.open(zk, CFG, { buildInitial: true }); // the same NodeCache: only the children side is naive
+  node.onEvent((e) => {
+    if (e.type === 'created' || e.type === 'changed') lines.push(`NODE ${e.data.data?.toString() ?? '-'}`);
+    else if (e.type === 'deleted') lines.push('NODE -');
+  });
+  return {
+    lines,
+    snapshot: () => [...known].sort(([a], [b]) => (a < b ? -1 : 1)).map(([n, d]) => `${n}=${d}`).join(','),
+    close: async () => {
+      closed = true;
+      await zk.removeWatches(KIDS, { kind: 'child' }).catch(() => undefined);
+      await node.close();
+    },
+  };
+}
+
+/** The events of a run, per child (and `*node` for the NodeCache, `*init` for INITIALIZED), in order. */
+function perChild(lines: readonly string[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  const add = (key: string, value: string) => (out[key] ??= []).push(value);
+  for (const line of lines) {
+    const w = line.split(' ');
+    if (w[0] === 'NODE') add('*node', w[1] ?? '');
+    else if (w[1] === 'INITIALIZED') add('*init', (w[2] ?? '').split(',').sort().join(','));
+    else if (w[0] === 'PCC' && w[1]?.startsWith('CHILD_')) add(w[2] ?? '', `${w[1]} ${w[3]}`);
+  }
+  return out;
+}
+
+/** The differences between Curator's events and ours: one line per child whose sequence differs, and the final views. */
+function compare(java: { lines: string[]; snapshot: string }, node: { lines: string[]; snapshot: string }, server: string): string[] {
+  const [j, n] = [perChild(java.lines), perChild(node.lines)];
+  const diffs: string[] = [];
+  for (const key of [...new Set([...Object.keys(j), ...Object.keys(n)])].sort()) {
+    const [a, b] = [JSON.stringify(j[key] ?? []), JSON.stringify(n[key] ?? [])];
+    if (a !== b) diffs.push(`${key}: curator ${a} ours ${b}`);
+  }
+  if (java.snapshot !== server) diffs.push(`curator's final children ${java.snapshot} != server ${server}`);
+  if (node.snapshot !== server) diffs.push(`our final children ${node.snapshot} != server ${server}`);
+  return diffs;
+}
+
+/** The scripted run with our caches (or the naive control); Curator's and our events, final views and the server's. */
+async function run(side: (zk: ZooKeeper) => Promise<NodeSide>) {
+  const zk = await space.client();
+  await zk.create('/interop', '');
+  await zk.create(KIDS, '');
+  await zk.create(`${KIDS}/i1`, 'i1');
+  await zk.create(`${KIDS}/i2`, 'i2');
+  const java = Participant.java(compiled!, 'CuratorCacheParticipant', [`${connectString()}${space.root}`, KIDS, CFG]);
+  await java.until('READY');
+  await java.untilMatch((l) => l.startsWith('PCC INITIALIZED'));
+  const node = await side(zk);
+  const events = (lines: readonly string[]) => lines.filter((l) => l.startsWith('PCC ') || l.startsWith('NODE ')).length;
+  let commands = 0;
+  for (const [by, op, path, data] of STEPS) {
+    const before = events(java.lines);
+    const ourBefore = node.lines.all.length;
+    if (by === 'java') {
+      java.send(`${op} ${path}${data === undefined ? '' : ` ${data}`}`);
+      await java.until(`OK ${++commands}`);
+    } else if (op === 'create') await zk.create(path, data);
+    else if (op === 'set') await zk.setData(path, data ?? '');
+    else await zk.delete(path);
+    // Curator is the reference: each step is one event for it; ours gets a moment to match.
+    await java.untilMatch(() => events(java.lines) > before, `Curator's event for ${op} ${path}`);
+    await node.lines.more(ourBefore, 1000);
+  }
+  java.send('snapshot');
+  const snapshot = (await java.untilMatch((l) => l.startsWith('SNAPSHOT'))).slice('SNAPSHOT '.length);
+  java.send('quit');
+  await java.exited;
+  const names = (await zk.getChildren(KIDS)).sort();
+  const server = (await Promise.all(names.map(async (n) => `${n}=${(await zk.getData(`${KIDS}/${n}`)).data.toString()}`))).join(',');
+  const ourSnapshot = node.snapshot();
+  await node.close();
+  const javaLines = java.lines.filter((l) => l.startsWith('PCC ') || l.startsWith('NODE '));
+  return { java: { lines: javaLines, snapshot }, node: { lines: node.lines.all, snapshot: ourSnapshot }, server };
+}
+
+describe.skipIf(missing !== undefined)(`interop - Curator 5 PathChildrenCache and NodeCache beside ours${missing ? ` (skipped: ${missing})` : ''}`, () => {
+  interopHooks([JAVA_SOURCE], { compiled: (c) => (compiled = c), space: (s) => (space = s) });
+
+  it('the same scripted changes (half from Java, half from Node): the same events per child, the same initial set and NodeCache sequence, the same final children', async () => {
+    const { java, node, server } = await run(ours);
+    console.log(`interop node caches: Curator ${java.lines.length} events, ours ${node.lines.length}; final ${server}`);
+    expect(compare(java, node, server)).toEqual([]);
+    expect(java.lines.length).toBe(node.lines.length);
+    // what was compared, so that an empty run cannot pass
+    const j = perChild(java.lines);
+    expect(j.a).toEqual(['CHILD_ADDED a1', 'CHILD_UPDATED a2', 'CHILD_REMOVED a2', 'CHILD_ADDED a3']);
+    expect(j['*init']).toEqual(['i1,i2']);
+    expect(j['*node']).toEqual(['x1', 'x2', 'x3', '-', 'x5']);
+    expect(server).toBe('a=a3,c=c3,i1=i1b');
+  }, 60_000);
+
+  it('negative control: a naive cache (one-shot getChildren, data read once) misses the updates, and the same comparison fails', async () => {
+    const { java, node, server } = await run(naive);
+    const diffs = compare(java, node, server);
+    console.log(`interop node caches (control: naive cache): Curator ${java.lines.length} events, naive ${node.lines.length}; ${diffs.length} differences:\n${diffs.join('\n')}`);
+    expect(diffs.length).toBeGreaterThan(0);
+    expect(diffs.some((d) => d.startsWith('c:'))).toBe(true);
+    expect(node.lines.filter((l) => l.includes('CHILD_UPDATED'))).toEqual([]);
+  }, 60_000);
+});
