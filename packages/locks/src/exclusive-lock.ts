@@ -6,6 +6,7 @@ import { Attempt, removeNode } from './internal/attempt.js';
 import { ensureContainers, unwatch, type HeldNode } from './internal/engine.js';
 import { freshProof, proofIsFresh } from './internal/proof.js';
 import { LockBase, type AcquireOptions, type LockOptions } from './lock.js';
+import type { LockKind } from './diagnostics.js';
 
 /**
  * Mutual exclusion with one ephemeral node at the lock path itself: whoever creates it holds
@@ -19,6 +20,11 @@ import { LockBase, type AcquireOptions, type LockOptions } from './lock.js';
 export class ExclusiveLock extends LockBase {
   constructor(zk: ZooKeeper, path: string, options: LockOptions = {}) {
     super(zk, path, options);
+  }
+
+  /** @internal */
+  protected get kind(): LockKind {
+    return 'exclusive';
   }
 
   /** @internal */

@@ -38,6 +38,8 @@ export type { AtomicCallOptions, AtomicLongOptions, AtomicResult, AtomicRetry, A
 export { AtomicValueError } from './errors.js';
 export { RevocationRequestedError } from './errors.js';
 export { inspectLock, inspectExclusive, inspectSemaphore } from './inspect.js';
+export { LockChannelName } from './diagnostics.js';
+export type { AcquireTrace, HoldMessage, LeadershipMessage, LeaseLostMessage, LockKind, RevocationMessage } from './diagnostics.js';
 export type { LockEntry, LockState } from './inspect.js';
 // Persistent nodes and groups
 export { RenewingClient } from './renewing-client.js';

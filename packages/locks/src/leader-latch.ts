@@ -10,6 +10,10 @@ import { acquireNode, type HeldNode } from './internal/engine.js';
 import { LATCH_LOCK_NAME } from './internal/names.js';
 import { guard, Lease, reasonOf, signalOf, type GuardOptions } from './lease.js';
 import { Leadership, listParticipants, participantId, type Participant } from './leadership.js';
+import { acquireTraced, leadershipChannel, traceAcquire, type LeadershipMessage } from './diagnostics.js';
+
+/** What a leadership wait tells its trace: the term's node and token. */
+const termOf = (l: Leadership) => ({ node: l.node, fencingToken: l.fencingToken });
 
 /** Options of a {@link LeaderLatch}. */
 export interface LeaderLatchOptions extends GuardOptions {
@@ -128,6 +132,11 @@ export class LeaderLatch implements AsyncDisposable {
    * closed or not started, or the {@link LeaseLostError} that stopped the latch.
    */
   leadership(options: LeadershipOptions = {}): Promise<Leadership> {
+    if (this.current === undefined && acquireTraced()) return traceAcquire('leader-latch', this.zk, this.path, options.timeout, () => this.#leadership(options), termOf);
+    return this.#leadership(options);
+  }
+
+  #leadership(options: LeadershipOptions): Promise<Leadership> {
     if (options.timeout !== undefined && (!Number.isFinite(options.timeout) || options.timeout < 0)) {
       return Promise.reject(new InvalidArgumentError('timeout', `must be a number of ms >= 0, got ${String(options.timeout)}`));
     }
@@ -266,7 +275,7 @@ export class LeaderLatch implements AsyncDisposable {
         if (await this.#waitOut(err)) continue;
         break;
       }
-      const core = guard(this.zk, this.path, held.nodePath, held.czxid, this.#options, () => undefined);
+      const core = guard(this.zk, this.path, held.nodePath, held.czxid, this.#options, () => undefined, false, 'leader-latch');
       const lease = new Lease(core);
       const leadership = new Leadership(lease, this.id);
       const ended = new Promise<void>((resolve) => signalOf(core).addEventListener('abort', () => resolve(), { once: true }));
@@ -275,6 +284,7 @@ export class LeaderLatch implements AsyncDisposable {
       else {
         stop.addEventListener('abort', onClose, { once: true });
         this.#current = leadership;
+        if (leadershipChannel.hasSubscribers) leadershipChannel.publish({ kind: 'leader-latch', path: this.path, id: this.id, sessionId: this.zk.sessionId, isLeader: true, fencingToken: core.fencingToken } satisfies LeadershipMessage);
         this.#emit({ isLeader: true, leadership });
       }
       await ended;
@@ -284,6 +294,7 @@ export class LeaderLatch implements AsyncDisposable {
       // A lost term's node may still exist: deleting it (in the background until a server answers)
       // makes the next term a new node, with a larger fencing token.
       const released = leadership.release();
+      if (leadershipChannel.hasSubscribers) leadershipChannel.publish({ kind: 'leader-latch', path: this.path, id: this.id, sessionId: this.zk.sessionId, isLeader: false, fencingToken: core.fencingToken, reason } satisfies LeadershipMessage);
       if (!stop.aborted) this.#emit({ isLeader: false, reason });
       await released.catch(() => undefined);
       if (TERMINAL.has(this.zk.state)) {

@@ -10,6 +10,7 @@ import type { GuardOptions } from './lease.js';
 import { Leadership, listParticipants, participantId, type Participant } from './leadership.js';
 import type { AcquireOptions } from './lock.js';
 import { Mutex } from './mutex.js';
+import { leadershipChannel, type LeadershipMessage } from './diagnostics.js';
 
 /** Options of a {@link LeaderSelector}. */
 export interface LeaderSelectorOptions extends GuardOptions {
@@ -105,6 +106,11 @@ export class LeaderSelector implements AsyncDisposable {
     return term;
   }
 
+  /** Tells `zk:leadership` that a term began or ended. */
+  #announce(isLeader: boolean, fencingToken: bigint, reason: unknown): void {
+    if (leadershipChannel.hasSubscribers) leadershipChannel.publish({ kind: 'leader-selector', path: this.path, id: this.id, sessionId: this.zk.sessionId, isLeader, fencingToken, reason } satisfies LeadershipMessage);
+  }
+
   async #run<T>(fn: (leadership: Leadership) => Promise<T> | T, options: RunOptions): Promise<T> {
     this.#running = true;
     const cancel = new AbortController();
@@ -118,11 +124,14 @@ export class LeaderSelector implements AsyncDisposable {
       const lease = await this.#mutex.acquire({ timeout: options.timeout, signal: cancel.signal, owner: cancel });
       const leadership = new Leadership(lease, this.id, cancel.signal);
       this.#current = leadership;
+      this.#announce(true, lease.fencingToken, undefined);
       try {
         return await fn(leadership);
       } finally {
         this.#current = undefined;
+        const reason = lease.signal.aborted ? lease.signal.reason : undefined;
         await leadership.release();
+        this.#announce(false, lease.fencingToken, reason);
       }
     } finally {
       this.#closing.signal.removeEventListener('abort', onClose);

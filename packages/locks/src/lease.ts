@@ -6,6 +6,7 @@ import { LeaseLostError, NotHeldError, RevocationRequestedError } from './errors
 import { connected, deleteGuaranteed } from './internal/engine.js';
 import { leaseDeadline, watchProof } from './internal/proof.js';
 import { isRevokeMessage } from './revocation.js';
+import { holdChannel, lostChannel, revokeChannel, type LockKind } from './diagnostics.js';
 
 /** @internal What every handle of one hold shares. */
 export interface LeaseCore {
@@ -200,10 +201,11 @@ export function revocationOf(core: LeaseCore): AbortController {
 
 /**
  * @internal Starts guarding a hold: returns its core. `revocable`: deliver revocation requests
- * (the node's data set to Curator's `__REVOKE__`) to `core.revocation`.
+ * (the node's data set to Curator's `__REVOKE__`) to `core.revocation`. `kind` names the recipe
+ * on the diagnostics channels.
  */
-export function guard(zk: ZooKeeper, lockPath: string, nodePath: string, fencingToken: bigint, options: GuardOptions, onEnd: () => void, revocable = false): LeaseCore {
-  return new GuardedHold(zk, lockPath, nodePath, fencingToken, options, onEnd, revocable);
+export function guard(zk: ZooKeeper, lockPath: string, nodePath: string, fencingToken: bigint, options: GuardOptions, onEnd: () => void, revocable = false, kind: LockKind = 'mutex'): LeaseCore {
+  return new GuardedHold(zk, lockPath, nodePath, fencingToken, options, onEnd, revocable, kind);
 }
 
 /** The guarded holds of each session: one state listener per session tells them all. */
@@ -242,6 +244,9 @@ class GuardedHold implements LeaseCore {
   reason: unknown = undefined;
   revocation: AbortController | undefined = undefined;
   readonly revocable: boolean;
+  readonly kind: LockKind;
+  /** When the hold began (performance.now()), for the channels' hold times. */
+  readonly #since = performance.now();
   refs = 1;
   released = false;
   readonly #grace: number;
@@ -249,7 +254,9 @@ class GuardedHold implements LeaseCore {
   #timer: NodeJS.Timeout | undefined = undefined;
   readonly #offProof: () => void;
   readonly #lose = (why: string, cause?: unknown): void => {
-    if (!this.aborted) abortCore(this, new LeaseLostError(this.lockPath, `lease on ${this.lockPath} lost: ${why}`, { cause }));
+    if (this.aborted) return;
+    abortCore(this, new LeaseLostError(this.lockPath, `lease on ${this.lockPath} lost: ${why}`, { cause }));
+    if (lostChannel.hasSubscribers) lostChannel.publish({ ...this.#about(), reason: this.reason, heldMs: performance.now() - this.#since });
   };
   readonly #onOwnNode = (e: WatchedEvent): void => {
     if (this.released) return;
@@ -257,12 +264,14 @@ class GuardedHold implements LeaseCore {
     else if (e.type === 'NodeDataChanged') this.#watchOwnNode();
   };
 
-  constructor(zk: ZooKeeper, lockPath: string, nodePath: string, fencingToken: bigint, options: GuardOptions, onEnd: () => void, revocable: boolean) {
+  constructor(zk: ZooKeeper, lockPath: string, nodePath: string, fencingToken: bigint, options: GuardOptions, onEnd: () => void, revocable: boolean, kind: LockKind) {
     this.zk = zk;
     this.lockPath = lockPath;
     this.nodePath = nodePath;
     this.fencingToken = fencingToken;
     this.revocable = revocable;
+    this.kind = kind;
+    if (holdChannel.hasSubscribers) holdChannel.publish({ event: 'start', ...this.#about() });
     this.#onEnd = onEnd;
     this.#grace = options.suspendedGrace ?? Math.floor(zk.sessionTimeout / 6);
     // Connected, but the newest answered request is old (a server answering a deep backlog): the
@@ -277,6 +286,11 @@ class GuardedHold implements LeaseCore {
   // A static function, not a closure per hold (see the class comment).
   static #watchLater(hold: GuardedHold): void {
     hold.#watchOwnNode();
+  }
+
+  /** What the channels' messages say of this hold. */
+  #about(): { kind: LockKind; path: string; node: string; fencingToken: bigint; sessionId: bigint } {
+    return { kind: this.kind, path: this.lockPath, node: this.nodePath, fencingToken: this.fencingToken, sessionId: this.zk.sessionId };
   }
 
   /** The session's state changed (called for every hold of the session by one listener). */
@@ -306,7 +320,10 @@ class GuardedHold implements LeaseCore {
     if (this.released || this.aborted) return;
     this.zk.getData(this.nodePath, { watch: this.#onOwnNode }).then(
       ({ data }) => {
-        if (this.revocable && isRevokeMessage(data) && !revocationOf(this).signal.aborted) revocationOf(this).abort(new RevocationRequestedError(this.lockPath, this.nodePath));
+        if (this.revocable && isRevokeMessage(data) && !revocationOf(this).signal.aborted) {
+          revocationOf(this).abort(new RevocationRequestedError(this.lockPath, this.nodePath));
+          if (revokeChannel.hasSubscribers) revokeChannel.publish(this.#about());
+        }
       },
       (err: unknown) => {
         if (this.released) return;
@@ -324,6 +341,7 @@ class GuardedHold implements LeaseCore {
     if (this.#timer) clearTimeout(this.#timer);
     this.#onEnd();
     const lost = this.aborted;
+    if (holdChannel.hasSubscribers) holdChannel.publish({ event: 'end', ...this.#about(), heldMs: performance.now() - this.#since, lost });
     const deletion = deleteGuaranteed(this.zk, this.nodePath);
     try {
       // A hold already lost does not make release() wait for the network: the delete goes on

@@ -8,6 +8,7 @@ import { recipeACL } from './internal/acl.js';
 import { LockAbortedError, LockTimeoutError } from './errors.js';
 import type { HeldNode } from './internal/engine.js';
 import { guard, Lease, type GuardOptions, type LeaseCore } from './lease.js';
+import { traceAcquire, type AcquireTrace, type LockKind } from './diagnostics.js';
 
 /** Options of a lock. */
 export interface LockOptions extends GuardOptions {
@@ -82,6 +83,9 @@ function defaultData(): Buffer {
   return (sharedData ??= Buffer.from(JSON.stringify({ host: hostname(), pid: process.pid })));
 }
 
+/** What a hold tells its acquire's trace. */
+const heldBy = (core: LeaseCore) => ({ node: core.nodePath, fencingToken: core.fencingToken });
+
 /** Base of the locks: reentrancy and the acquire variants over one `acquireNode`. */
 export abstract class LockBase {
   static {
@@ -117,16 +121,19 @@ export abstract class LockBase {
     return owner === undefined ? undefined : this.#holds?.get(owner);
   }
 
-  /** @internal Creates and waits for this lock's node. */
-  protected abstract acquireNode(options: AcquireOptions, owner: unknown): Promise<HeldNode>;
+  /** @internal Creates and waits for this lock's node (`trace`: the wait's trace, when traced). */
+  protected abstract acquireNode(options: AcquireOptions, owner: unknown, trace?: AcquireTrace): Promise<HeldNode>;
+
+  /** @internal Which lock this is, for the diagnostics channels. */
+  protected abstract get kind(): LockKind;
 
   /**
    * @internal Takes the lock for one new hold: its node through {@link LockBase.acquireNode}, then
    * the guard. `onEnd` runs when the hold ends.
    */
-  protected async acquireCore(options: AcquireOptions, onEnd: () => void): Promise<LeaseCore> {
-    const node = await this.acquireNode(options, ownerOf(options));
-    return guard(this.zk, this.path, node.nodePath, node.czxid, this.options, onEnd, options.revocable === true);
+  protected async acquireCore(options: AcquireOptions, onEnd: () => void, trace?: AcquireTrace): Promise<LeaseCore> {
+    const node = await this.acquireNode(options, ownerOf(options), trace);
+    return guard(this.zk, this.path, node.nodePath, node.czxid, this.options, onEnd, options.revocable === true, this.kind);
   }
 
   /**
@@ -143,9 +150,10 @@ export abstract class LockBase {
       existing.refs++;
       return new Lease(existing);
     }
-    const core: LeaseCore = await this.acquireCore(options, () => {
+    const onEnd = () => {
       if (owner !== undefined && this.#holds?.get(owner) === core) this.#holds.delete(owner);
-    });
+    };
+    const core: LeaseCore = await traceAcquire(this.kind, this.zk, this.path, options.timeout, (trace) => this.acquireCore(options, onEnd, trace), heldBy);
     if (owner !== undefined) (this.#holds ??= new Map()).set(owner, core);
     return new Lease(core);
   }

@@ -6,6 +6,10 @@ import { InvalidArgumentError, type Transaction } from '@zk/protocol';
 import { LockError, LockTimeoutError, NotHeldError } from './errors.js';
 import type { Lease } from './lease.js';
 import { checkAcquireOptions, LOCK_BRAND, LockBase, ownerOf, runAsOwner, type AcquireOptions } from './lock.js';
+import { traceAcquire } from './diagnostics.js';
+
+/** What a MultiLock acquire tells its trace: its last part's node and token. */
+const lastPart = (lease: MultiLease) => ({ node: lease.nodes.at(-1), fencingToken: lease.leases.at(-1)?.fencingToken });
 
 /** The global order: by path, compared by UTF-16 code units (JavaScript's `<`, Java's `String.compareTo`). */
 function byPath(a: LockBase, b: LockBase): number {
@@ -82,6 +86,10 @@ export class MultiLock {
    */
   async acquire(options: AcquireOptions = {}): Promise<MultiLease> {
     checkAcquireOptions(options);
+    return traceAcquire('multi', this.#locks[0]!.zk, this.#locks.map((l) => l.path).join(','), options.timeout, () => this.#acquire(options), lastPart);
+  }
+
+  async #acquire(options: AcquireOptions): Promise<MultiLease> {
     const { timeout, signal } = options;
     const owner = ownerOf(options);
     const deadline = timeout === undefined ? undefined : performance.now() + timeout;

@@ -7,6 +7,7 @@ import { mutexDriver } from './internal/drivers.js';
 import { LocalQueue } from './internal/local-queue.js';
 import { guard, type LeaseCore } from './lease.js';
 import { LockBase, type AcquireOptions, type LockOptions } from './lock.js';
+import type { AcquireTrace, LockKind } from './diagnostics.js';
 
 /** The default bound of in-process hand-offs while another process waits. */
 export const DEFAULT_MAX_LOCAL_HANDOFFS = 8;
@@ -61,20 +62,25 @@ export class Mutex extends LockBase {
       maxHandoffs,
       acquireNode: async (timeout, signal) => {
         const node = await acquireNode({ zk: this.zk, path: this.path, driver: mutexDriver, data: this.data, acl: this.acl, timeout, signal });
-        return guard(this.zk, this.path, node.nodePath, node.czxid, this.options, () => undefined);
+        return guard(this.zk, this.path, node.nodePath, node.czxid, this.options, () => undefined, false, 'mutex');
       },
     });
   }
 
   /** @internal */
-  protected override acquireCore(options: AcquireOptions, onEnd: () => void): Promise<LeaseCore> {
-    if (!this.#local) return super.acquireCore(options, onEnd);
+  protected override acquireCore(options: AcquireOptions, onEnd: () => void, trace?: AcquireTrace): Promise<LeaseCore> {
+    if (!this.#local) return super.acquireCore(options, onEnd, trace);
     if (options.revocable) throw new InvalidArgumentError('revocable', 'revocable acquires are not supported with localQueue (a node shared by local holders cannot be revoked from one of them)');
     return this.#local.acquire(options.timeout, options.signal, onEnd);
   }
 
   /** @internal */
-  protected acquireNode(options: AcquireOptions): Promise<HeldNode> {
-    return acquireNode({ zk: this.zk, path: this.path, driver: mutexDriver, data: this.data, acl: this.acl, timeout: options.timeout, signal: options.signal });
+  protected acquireNode(options: AcquireOptions, _owner: unknown, trace?: AcquireTrace): Promise<HeldNode> {
+    return acquireNode({ zk: this.zk, path: this.path, driver: mutexDriver, data: this.data, acl: this.acl, timeout: options.timeout, signal: options.signal, trace });
+  }
+
+  /** @internal */
+  protected get kind(): LockKind {
+    return 'mutex';
   }
 }

@@ -7,6 +7,7 @@ import { acquireNode, type HeldNode } from './internal/engine.js';
 import { readDriver, writeDriver } from './internal/drivers.js';
 import { newAttemptId, protectedName, READ_LOCK_NAME, sortKey, READ_WRITE_LOCK_NAMES } from './internal/names.js';
 import { LockBase, ownerOf, type AcquireOptions, type LockOptions } from './lock.js';
+import type { AcquireTrace, LockKind } from './diagnostics.js';
 
 /**
  * A fair read-write lock on one path: any number of readers, or one writer. Readers hold when
@@ -57,9 +58,14 @@ export class WriteLock extends LockBase {
   }
 
   /** @internal */
-  protected acquireNode(options: AcquireOptions, owner: unknown): Promise<HeldNode> {
+  protected get kind(): LockKind {
+    return 'write';
+  }
+
+  /** @internal */
+  protected acquireNode(options: AcquireOptions, owner: unknown, trace?: AcquireTrace): Promise<HeldNode> {
     if (owner !== undefined && this.#read().isHeldBy(owner) && !this.isHeldBy(owner)) throw new LockUpgradeError(this.path);
-    return acquireNode({ zk: this.zk, path: this.path, driver: writeDriver, data: this.data, acl: this.acl, timeout: options.timeout, signal: options.signal });
+    return acquireNode({ zk: this.zk, path: this.path, driver: writeDriver, data: this.data, acl: this.acl, timeout: options.timeout, signal: options.signal, trace });
   }
 }
 
@@ -74,10 +80,15 @@ export class ReadLock extends LockBase {
   }
 
   /** @internal */
-  protected async acquireNode(options: AcquireOptions, owner: unknown): Promise<HeldNode> {
+  protected get kind(): LockKind {
+    return 'read';
+  }
+
+  /** @internal */
+  protected async acquireNode(options: AcquireOptions, owner: unknown, trace?: AcquireTrace): Promise<HeldNode> {
     const writeNode = this.#write.heldNode(owner ?? ownerOf(options));
     if (writeNode) return this.#downgrade(writeNode);
-    return acquireNode({ zk: this.zk, path: this.path, driver: readDriver, data: this.data, acl: this.acl, timeout: options.timeout, signal: options.signal });
+    return acquireNode({ zk: this.zk, path: this.path, driver: readDriver, data: this.data, acl: this.acl, timeout: options.timeout, signal: options.signal, trace });
   }
 
   // The read node gets the write node's sequence (an ephemeral node with that exact name), so it

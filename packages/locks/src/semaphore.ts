@@ -22,6 +22,10 @@ import { attemptIdOf, newAttemptId, protectedName } from './internal/names.js';
 import { guard, Lease } from './lease.js';
 import type { LockOptions } from './lock.js';
 import type { SharedCountReader } from './shared-count.js';
+import { traceAcquire } from './diagnostics.js';
+
+/** What a semaphore acquire tells its trace: its first lease's node and token. */
+const firstLease = (leases: Lease[]) => ({ node: leases[0]?.node, fencingToken: leases[0]?.fencingToken });
 
 /** Curator's `InterProcessSemaphoreV2` child names. */
 const LOCK_PARENT = 'locks';
@@ -202,7 +206,11 @@ export class Semaphore {
     return this.zk.getChildren(this.#leasesPath).catch((e: unknown) => (e instanceof NoNodeError ? [] : Promise.reject(e)));
   }
 
-  async #acquire(qty: number, options: SemaphoreAcquireOptions): Promise<Lease[]> {
+  #acquire(qty: number, options: SemaphoreAcquireOptions): Promise<Lease[]> {
+    return traceAcquire('semaphore', this.zk, this.path, options.timeout, () => this.#take(qty, options), firstLease);
+  }
+
+  async #take(qty: number, options: SemaphoreAcquireOptions): Promise<Lease[]> {
     if (!Number.isInteger(qty) || qty < 1 || qty > INT_MAX) throw new InvalidArgumentError('qty', `must be an integer >= 1, got ${String(qty)}`);
     if (typeof this.#maxLeases === 'number' && qty > this.#maxLeases) {
       throw new InvalidArgumentError('qty', `${qty} permits can never be held at once: the semaphore has ${this.#maxLeases}`);
@@ -230,7 +238,7 @@ export class Semaphore {
           throw err;
         }
         release();
-        if (nodes) return nodes.map((n) => new Lease(guard(this.zk, this.path, n.nodePath, n.czxid, this.#options, () => undefined)));
+        if (nodes) return nodes.map((n) => new Lease(guard(this.zk, this.path, n.nodePath, n.czxid, this.#options, () => undefined, false, 'semaphore')));
         // Let go early, and the permits were taken after all: our nodes are gone; queue again,
         // this time keeping the internal lock while we wait.
         if (attempt.expired) throw attempt.timeoutError();

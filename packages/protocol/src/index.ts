@@ -43,7 +43,7 @@ export type { WatchedEvent, WatchEventType, WatchListener } from './session/watc
 export type { Stat } from './jute/data.js';
 export { CreateMode, Perm, DEFAULT_MAX_FRAME_SIZE } from './constants.js';
 export { ChannelName } from './diagnostics.js';
-export type { EventMessage, ProofMessage, RequestStartMessage, RequestFinishMessage, StateMessage } from './diagnostics.js';
+export type { ConnectTrace, EventMessage, ProofMessage, RequestStartMessage, RequestFinishMessage, RequestTrace, StateMessage } from './diagnostics.js';
 export {
   ErrorCode,
   errorCodeName,

@@ -9,6 +9,7 @@
  * - when the node we wait for was the last obstacle (`thenHolds`), its deletion event hands us
  *   the lock without listing again.
  */
+import type { AcquireTrace } from '../diagnostics.js';
 import { ConnectionLossError, CreateMode, NodeExistsError, NoNodeError, type ACL, type Stat, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
 import { LeaseLostError } from '../errors.js';
 import { Attempt, connected, deleteGuaranteed, removeNode, sweepAttempt } from './attempt.js';
@@ -31,6 +32,8 @@ export interface AcquireSpec {
   /** ms; 0 = try once; undefined = wait forever. */
   readonly timeout: number | undefined;
   readonly signal: AbortSignal | undefined;
+  /** The wait's `zk:lock:acquire` trace, when traced: told our queue position at the first listing. */
+  readonly trace?: AcquireTrace | undefined;
 }
 
 /** The node that holds the lock for us. */
@@ -157,7 +160,9 @@ async function waitForTurn(spec: AcquireSpec, attempt: Attempt, node: HeldNode, 
   for (;;) {
     try {
       children ??= await attempt.race(zk.getChildren(path));
-      const decision = driver.decide(sortChildren(children, driver.sortNames), node.name);
+      const sorted = sortChildren(children, driver.sortNames);
+      if (spec.trace !== undefined && spec.trace.position === undefined) spec.trace.position = Math.max(0, sorted.indexOf(node.name));
+      const decision = driver.decide(sorted, node.name);
       children = undefined;
       if (decision.kind === 'holds') return;
       if (decision.kind === 'lost') throw new LeaseLostError(path, `our lock node ${node.nodePath} is gone (session expired, or deleted by someone else)`, { cause: new NoNodeError(undefined, { path: node.nodePath }) });

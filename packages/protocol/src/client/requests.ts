@@ -1,12 +1,13 @@
 /**
  * Sending one request for the client: deadline and signal, `whileDisconnected: 'wait'`, and the
  * request diagnostics channels and `NODE_DEBUG=zk` lines (built only when someone listens: with
- * neither, a request pays one boolean test).
+ * neither, a request pays two boolean tests).
  */
+import { OpCode } from '../constants.js';
 import { ErrorCode, errorCodeName, RequestTimeoutError, ZooKeeperError } from '../errors.js';
 import type { JuteReader } from '../jute/reader.js';
 import type { JuteWriter } from '../jute/writer.js';
-import { debug, debugEnabled, requestFinishChannel, requestStartChannel } from '../diagnostics.js';
+import { debug, debugEnabled, requestChannel, requestFinishChannel, requestStartChannel, traced, type RequestTrace } from '../diagnostics.js';
 import type { Reply } from '../connection/connection.js';
 import type { Session, SessionState } from '../session/session.js';
 import { raceAbort, validateTimeout } from '../util/abort.js';
@@ -26,7 +27,8 @@ const COALESCE = { coalesce: true } as const;
 
 /**
  * @internal Sends one request; resolves with the raw reply (the error code is not thrown).
- * `coalesce` marks a watch-less getData or getChildren that may share a multiRead (coalesceReads).
+ * `coalesce` marks a watch-less getData or getChildren that may share a multiRead (coalesceReads);
+ * `batchSize`, the number of operations of a multi or multiRead (for its trace).
  */
 export function sendRequest<T>(
   session: Session,
@@ -38,16 +40,68 @@ export function sendRequest<T>(
   read: ((r: JuteReader) => T) | undefined,
   options: SendOptions,
   coalesce = false,
+  batchSize?: number,
 ): Promise<Reply<T>> {
   const timeout = options.timeout ?? settings.requestTimeout;
   validateTimeout(timeout);
   options.signal?.throwIfAborted();
   const context = { op: opName, ...(path ? { path } : {}) };
-  const traced = debugEnabled || requestStartChannel.hasSubscribers || requestFinishChannel.hasSubscribers;
-  const req: Outgoing<T> = { session, op, path, write, read, signal: options.signal, context, coalesce };
-  if (settings.whileDisconnected === 'wait' && waitable.has(session.state)) return sendWhenConnected(req, timeout, traced);
-  const reply = sendNow(req, timeout);
-  return traced ? trace(session, op, opName, path, reply) : reply;
+  const logged = debugEnabled || requestStartChannel.hasSubscribers || requestFinishChannel.hasSubscribers;
+  const trace: RequestTrace | undefined = traced(requestChannel) ? { operation: opName, op, path, sessionId: session.sessionId, batchSize } : undefined;
+  const req: Outgoing<T> = { session, op, path, write, read, signal: options.signal, context, coalesce, trace };
+  const send = (): Promise<Reply<T>> => {
+    if (settings.whileDisconnected === 'wait' && waitable.has(session.state)) return sendWhenConnected(req, timeout, logged);
+    const reply = sendNow(req, timeout);
+    return logged ? log(session, op, opName, path, reply) : reply;
+  };
+  return trace === undefined ? send() : traceRequest(trace, send);
+}
+
+/**
+ * Publishes a request on the `zk:request` tracing channel, as `tracePromise` does (start with
+ * its stores, end, then asyncStart and asyncEnd, or error first), adding the reply's error code.
+ */
+function traceRequest<T>(trace: RequestTrace, send: () => Promise<Reply<T>>): Promise<Reply<T>> {
+  const ch = requestChannel!;
+  const run = (): Promise<Reply<T>> => {
+    let reply: Promise<Reply<T>>;
+    try {
+      reply = send();
+    } catch (err) {
+      trace.error = err;
+      ch.error.publish(trace);
+      throw err;
+    } finally {
+      ch.end.publish(trace);
+    }
+    return reply.then(
+      (r) => {
+        trace.result = r;
+        trace.errorCode = r.err === 0 && trace.op === OpCode.multi ? failedOpCode(r.body) : r.err;
+        ch.asyncStart.publish(trace);
+        ch.asyncEnd.publish(trace);
+        return r;
+      },
+      (err: unknown) => {
+        trace.error = err;
+        ch.error.publish(trace);
+        ch.asyncStart.publish(trace);
+        ch.asyncEnd.publish(trace);
+        throw err;
+      },
+    );
+  };
+  // runStores publishes `start` after entering the stores bound to it (AsyncLocalStorage).
+  if (typeof ch.start.runStores === 'function') return ch.start.runStores(trace, run);
+  ch.start.publish(trace);
+  return run();
+}
+
+/** The error code of a multi's failed operation (its reply header says 0), or 0. */
+function failedOpCode(results: unknown): number {
+  if (!Array.isArray(results)) return 0;
+  for (const r of results as { type: number; err?: number }[]) if (r.type === OpCode.error && r.err) return r.err;
+  return 0;
 }
 
 /** One request as the client sends it. */
@@ -61,6 +115,8 @@ interface Outgoing<T> {
   context: { op: string; path?: string };
   /** A watch-less getData or getChildren that may share a multiRead (coalesceReads). */
   coalesce: boolean;
+  /** Its `zk:request` trace, when traced. */
+  trace: RequestTrace | undefined;
 }
 
 /**
@@ -71,7 +127,16 @@ interface Outgoing<T> {
  */
 function sendNow<T>(req: Outgoing<T>, timeout: number | undefined): Promise<Reply<T>> {
   const mayHold = req.session.mayHold(req.coalesce);
-  const once = req.session.request(req.op, req.write, req.read, req.coalesce ? COALESCE : undefined);
+  const trace = req.trace;
+  let options: { coalesce?: boolean; trace?: RequestTrace } | undefined = req.coalesce ? COALESCE : undefined;
+  if (trace !== undefined) {
+    const server = req.session.host;
+    trace.sessionId = req.session.sessionId;
+    trace.serverAddress = server?.address;
+    trace.serverPort = server?.port;
+    options = { coalesce: req.coalesce, trace };
+  }
+  const once = req.session.request(req.op, req.write, req.read, options);
   if (!mayHold) return raceAbort(once, req.signal, timeout, req.context);
   const deadline = timeout === undefined ? undefined : performance.now() + timeout;
   const resent = once.catch((err: unknown) => {
@@ -87,7 +152,7 @@ function sendNow<T>(req: Outgoing<T>, timeout: number | undefined): Promise<Repl
  * until the session is connected again, within `timeout` and the signal, then sends it. A
  * request whose caller gave up is never sent.
  */
-async function sendWhenConnected<T>(req: Outgoing<T>, timeout: number | undefined, traced: boolean): Promise<Reply<T>> {
+async function sendWhenConnected<T>(req: Outgoing<T>, timeout: number | undefined, logged: boolean): Promise<Reply<T>> {
   const { session, signal, context } = req;
   const deadline = timeout === undefined ? undefined : performance.now() + timeout;
   const ac = new AbortController();
@@ -102,10 +167,11 @@ async function sendWhenConnected<T>(req: Outgoing<T>, timeout: number | undefine
   }
   const left = deadline === undefined ? undefined : Math.max(0, deadline - performance.now());
   const sent = sendNow(req, left);
-  return traced ? trace(req.session, req.op, context.op, req.path, sent) : sent;
+  return logged ? log(req.session, req.op, context.op, req.path, sent) : sent;
 }
 
-async function trace<T extends { err: number }>(session: Session, op: number, opName: string, path: string | undefined, reply: Promise<T>): Promise<T> {
+/** The deprecated `zk:request:start`/`finish` channels and the `NODE_DEBUG=zk` line. */
+async function log<T extends { err: number }>(session: Session, op: number, opName: string, path: string | undefined, reply: Promise<T>): Promise<T> {
   const start = performance.now();
   if (requestStartChannel.hasSubscribers) requestStartChannel.publish({ op, path });
   let err: number = ErrorCode.CONNECTIONLOSS;

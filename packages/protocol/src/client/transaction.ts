@@ -145,7 +145,7 @@ export class Transaction {
     let generation = this.#zk.serverGeneration();
     if (generation instanceof Promise && ops.some((o) => SINCE_VERSION.has(o.wire.type))) generation = await generation.catch(() => undefined);
     const wire = generation === 'legacy' ? legacyMultiOps(ops) : ops.map((o) => o.wire);
-    const reply = await this.#zk.rawRequest(OpCode.multi, 'multi', ops[0]?.path, (w) => writeMultiRequest(w, wire), readMultiResponse, options);
+    const reply = await this.#zk.rawRequest(OpCode.multi, 'multi', ops[0]?.path, (w) => writeMultiRequest(w, wire), readMultiResponse, options, false, wire.length);
     // A failed multi still has err 0 in its reply header; the failure is inside, per op.
     if (reply.err !== 0) throw fromCode(reply.err, { op: 'multi' });
     return this.#results(ops, reply.body as WireResult[]);
@@ -210,7 +210,7 @@ export async function executeMultiRead(zk: ZooKeeper, chroot: string, ops: reado
     if (op.type === 'getChildren') return { type: OpCode.getChildren, path, watch: false };
     throw new InvalidArgumentError('ops', `unknown read ${(op as { type: string }).type}`);
   });
-  const reply = await zk.rawRequest(OpCode.multiRead, 'multiRead', ops[0]?.path, (w) => writeMultiRequest(w, wireOps), readMultiResponse, options);
+  const reply = await zk.rawRequest(OpCode.multiRead, 'multiRead', ops[0]?.path, (w) => writeMultiRequest(w, wireOps), readMultiResponse, options, false, wireOps.length);
   if (reply.err === ErrorCode.UNIMPLEMENTED) throw needsNewerServer('multiRead', undefined, '3.6', zk.serverGeneration() === 'legacy');
   if (reply.err !== 0) throw fromCode(reply.err, { op: 'multiRead' });
   const wire = reply.body as WireResult[];

@@ -19,6 +19,7 @@ import { sendRequest } from './requests.js';
 import { checkWatches, removeWatches, type RemovableWatchKind, type WatchContext } from './watch-ops.js';
 import { validateACL, type ACL } from './acl.js';
 import { resolveOptions, type ClientOptions, type ResolvedOptions } from './options.js';
+import { connectChannel, traced, type ConnectTrace } from '../diagnostics.js';
 import { addChroot, parentPath, stripChroot, validatePath } from '../util/paths.js';
 import { Budget, createWithParents, deleteRecursive, ensurePath, validateParents, type ParentsMode, type TreeClient } from './tree.js';
 import { withRetryPolicy } from './retry-policy.js';
@@ -115,8 +116,22 @@ export class ZooKeeper implements AsyncDisposable {
    * granted a session (and any `auth` was accepted).
    */
   static async connect(connectString: string, options: ClientOptions = {}): Promise<ZooKeeper> {
-    const zk = new ZooKeeper(resolveOptions(connectString, options));
+    const resolved = resolveOptions(connectString, options);
+    if (!traced(connectChannel)) return ZooKeeper.#connect(resolved, options);
+    const trace: ConnectTrace = { hosts: resolved.hosts.map((h) => `${h.host}:${h.port}`).join(','), chroot: resolved.chroot, sessionTimeout: resolved.sessionTimeout };
+    return connectChannel!.tracePromise(() => ZooKeeper.#connect(resolved, options, trace), trace);
+  }
+
+  static async #connect(resolved: ResolvedOptions, options: ClientOptions, trace?: ConnectTrace): Promise<ZooKeeper> {
+    const zk = new ZooKeeper(resolved);
     await zk.#session.start(options.signal);
+    if (trace !== undefined) {
+      const server = zk.#session.host;
+      trace.sessionId = zk.sessionId;
+      trace.serverAddress = server?.address;
+      trace.serverPort = server?.port;
+      trace.negotiatedTimeout = zk.sessionTimeout;
+    }
     try {
       for (const { scheme, auth } of zk.#options.auth) await zk.addAuth(scheme, auth);
       if (zk.#options.createChroot && zk.#chroot !== '') await zk.#ensureChroot(options.signal);
@@ -691,13 +706,14 @@ export class ZooKeeper implements AsyncDisposable {
   /**
    * @internal Sends a request and returns the raw reply (err not turned into an exception), under
    * the client's retry policy (`once`: exactly one attempt, for callers that apply it themselves).
+   * `batchSize`: a multi's or multiRead's number of operations, for its trace.
    */
-  async rawRequest<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions, once = false): Promise<Reply<T>> {
+  async rawRequest<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions, once = false, batchSize?: number): Promise<Reply<T>> {
     const policy = this.#options.retry;
-    if (policy !== undefined && !once) return withRetryPolicy(policy, options, this.#options.requestTimeout, (o) => this.rawRequest(op, opName, path, write, read, o, true));
+    if (policy !== undefined && !once) return withRetryPolicy(policy, options, this.#options.requestTimeout, (o) => this.rawRequest(op, opName, path, write, read, o, true, batchSize));
     const notSent = this.#unsendable();
     try {
-      return await this.#send(op, opName, path, write, read, options);
+      return await this.#send(op, opName, path, write, read, options, false, batchSize);
     } catch (err) {
       throw withContext(err, opName, path, notSent);
     }
@@ -734,8 +750,8 @@ export class ZooKeeper implements AsyncDisposable {
     return this.#options.whileDisconnected === 'fail' && !isConnected(this.#session.state);
   }
 
-  #send<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions, coalesce = false) {
-    return sendRequest(this.#session, this.#options, op, opName, path, write, read, options, coalesce);
+  #send<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions, coalesce = false, batchSize?: number) {
+    return sendRequest(this.#session, this.#options, op, opName, path, write, read, options, coalesce, batchSize);
   }
 
   // Not an async function: one promise (the `then`) instead of an async frame and its await,

@@ -20,7 +20,7 @@ import { OpCode } from '../constants.js';
 import { DecodeError } from '../errors.js';
 import type { JuteReader } from '../jute/reader.js';
 import type { JuteWriter } from '../jute/writer.js';
-import type { PendingRequest, Reply } from './pending.js';
+import type { PendingRequest, Reply, WireTrace } from './pending.js';
 
 /** Most reads in one multiRead; a fuller tick starts the next batch. */
 export const MAX_COALESCED_READS = 64;
@@ -31,6 +31,8 @@ export interface QueuedRead {
   readonly type: number;
   readonly write: ((w: JuteWriter) => void) | undefined;
   readonly read: ((r: JuteReader) => unknown) | undefined;
+  /** A traced read's wire facts (see pending.ts). */
+  readonly trace?: WireTrace | undefined;
   resolve(reply: Reply<unknown>): void;
   reject(err: unknown): void;
 }
@@ -93,16 +95,27 @@ export class ReadBatch implements PendingRequest {
   readonly maxReply: number;
   readonly sentAt: number;
   readonly read = (r: JuteReader): ReadOutcome[] => readReadBatch(r, this.reads);
+  /** The batch's reply size, when one of its reads is traced (handed on to them in {@link resolve}). */
+  readonly trace: WireTrace | undefined;
 
-  constructor(xid: number, reads: readonly QueuedRead[], maxFrame: number, sentAt: number) {
+  /** `requestBytes`: the batch frame's size, told to its traced reads with the xid. */
+  constructor(xid: number, reads: readonly QueuedRead[], maxFrame: number, sentAt: number, requestBytes: number) {
     this.xid = xid;
     this.reads = reads;
     this.maxReply = maxFrame * reads.length;
     this.sentAt = sentAt;
+    for (const q of reads) {
+      if (q.trace === undefined) continue;
+      q.trace.xid = xid;
+      q.trace.requestBytes = requestBytes;
+      q.trace.batched = reads.length;
+      this.trace ??= {};
+    }
   }
 
   resolve(reply: Reply<unknown>): void {
     const { zxid, err } = reply;
+    if (this.trace !== undefined) for (const q of this.reads) if (q.trace !== undefined) q.trace.replyBytes = this.trace.replyBytes;
     if (err !== 0) {
       // The whole request failed (a server without multiRead answers Unimplemented): each read gets that code.
       for (const q of this.reads) q.resolve({ zxid, err, body: undefined });

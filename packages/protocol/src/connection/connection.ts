@@ -15,7 +15,7 @@ import { decodeConnectResponse, encodeConnectRequest, exchangeHandshake, type Ha
 import { MAX_COALESCED_READS, ReadBatch, readReadBatch, writeReadBatch, type QueuedRead } from './coalesce.js';
 import { generationOf, LEGACY_SUBSTITUTES, rememberedGeneration, rememberGeneration, SINCE_VERSION, writeGenerationProbe, type ServerGeneration } from './generation.js';
 import { Liveness } from './liveness.js';
-import { PendingQueue, type PendingRequest, type Reply } from './pending.js';
+import { PendingQueue, type PendingRequest, type Reply, type WireTrace } from './pending.js';
 import { dial, type DialOptions, type Transport } from './transport.js';
 
 export type { HandshakeResult } from './handshake.js';
@@ -72,12 +72,22 @@ export interface ConnectionEvents {
   noMultiRead?(): void;
 }
 
+/** How one request is sent. */
+export interface RequestOptions {
+  /** A fixed xid (auth, SetWatches) instead of the next one. */
+  xid?: number | undefined;
+  /** A watch-less read that may share a multiRead batch (see {@link ConnectionOptions.coalesceReads}). */
+  coalesce?: boolean | undefined;
+  /** Filled in with the xid and sizes once sent and answered (a traced request). */
+  trace?: WireTrace | undefined;
+}
+
 /** A request made while the multiRead or the generation probe is out, sent once it is answered. */
 interface HeldRequest {
   type: number;
   write: ((w: JuteWriter) => void) | undefined;
   read: ((r: JuteReader) => unknown) | undefined;
-  options: { xid?: number | undefined; coalesce?: boolean | undefined } | undefined;
+  options: RequestOptions | undefined;
   resolve: (reply: Reply<unknown>) => void;
   reject: (err: unknown) => void;
 }
@@ -259,7 +269,7 @@ export class Connection {
    * refused, the connection closes and they fail with ConnectionLoss marked `notSent` (they
    * never left: sending them again is safe).
    */
-  request<T>(type: number, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options?: { xid?: number | undefined; coalesce?: boolean | undefined }): Promise<Reply<T>> {
+  request<T>(type: number, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options?: RequestOptions): Promise<Reply<T>> {
     if (this.#closed) return Promise.reject(new ConnectionLossError(`connection to ${this.#where} closed`));
     const held = this.#held;
     if (held !== undefined) {
@@ -276,7 +286,7 @@ export class Connection {
     }
     if (options?.coalesce && (this.#coalesce || this.#probe === 'wanted')) {
       return new Promise<Reply<T>>((resolve, reject) => {
-        const q: QueuedRead = { type, write, read, resolve: resolve as (reply: Reply<unknown>) => void, reject };
+        const q: QueuedRead = { type, write, read, trace: options.trace, resolve: resolve as (reply: Reply<unknown>) => void, reject };
         const reads = this.#reads;
         if (reads === undefined) {
           this.#reads = [q];
@@ -288,7 +298,7 @@ export class Connection {
     }
     // Reads queued earlier in this tick leave first: the server answers in the order it receives.
     if (this.#reads !== undefined) this.#sendReads();
-    return new Promise<Reply<T>>((resolve, reject) => this.#send(type, write, read, resolve as (reply: Reply<unknown>) => void, reject, options?.xid));
+    return new Promise<Reply<T>>((resolve, reject) => this.#send(type, write, read, resolve as (reply: Reply<unknown>) => void, reject, options?.xid, options?.trace));
   }
 
   /**
@@ -356,7 +366,7 @@ export class Connection {
 
   // Serialises one request, takes its xid (only for a request that will be sent; patched in
   // place) and queues it for the next write.
-  #send(type: number, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => unknown) | undefined, resolve: (reply: Reply<unknown>) => void, reject: (err: unknown) => void, fixedXid?: number): void {
+  #send(type: number, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => unknown) | undefined, resolve: (reply: Reply<unknown>) => void, reject: (err: unknown) => void, fixedXid?: number, trace?: WireTrace): void {
     const w = JuteWriter.frame();
     try {
       w.writeInt(fixedXid ?? 0).writeInt(type);
@@ -374,7 +384,12 @@ export class Connection {
     if (fixedXid === undefined) frame.writeInt32BE(xid, 4);
     if (frame.length - 4 > DEFAULT_MAX_FRAME_SIZE) this.#largeSent = { xid, size: frame.length - 4 };
     const sentAt = this.#liveness.sent();
-    this.#pending.push({ xid, type, read, resolve, reject, sentAt });
+    if (trace === undefined) this.#pending.push({ xid, type, read, resolve, reject, sentAt });
+    else {
+      trace.xid = xid;
+      trace.requestBytes = frame.length;
+      this.#pending.push({ xid, type, read, resolve, reject, sentAt, trace });
+    }
     this.#transport.write(frame);
   }
 
@@ -386,7 +401,7 @@ export class Connection {
     if (reads === undefined) return;
     this.#reads = undefined;
     if (reads.length > 1 && !this.#coalesce && this.#probe === 'wanted') {
-      this.#held = reads.map((q) => ({ type: q.type, write: q.write, read: q.read, options: COALESCE, resolve: q.resolve, reject: q.reject }));
+      this.#held = reads.map((q) => ({ type: q.type, write: q.write, read: q.read, options: q.trace === undefined ? COALESCE : { coalesce: true, trace: q.trace }, resolve: q.resolve, reject: q.reject }));
       this.#probe = 'draining';
       this.#probeWhenIdle();
       return;
@@ -404,12 +419,12 @@ export class Connection {
       if (frame !== undefined && frame.length - 4 <= this.#maxFrame) {
         const xid = this.#pending.nextXid();
         frame.writeInt32BE(xid, 4);
-        this.#pending.push(new ReadBatch(xid, reads, this.#maxFrame, this.#liveness.sent()));
+        this.#pending.push(new ReadBatch(xid, reads, this.#maxFrame, this.#liveness.sent(), frame.length));
         this.#transport.write(frame);
         return;
       }
     }
-    for (const q of reads) this.#send(q.type, q.write, q.read, q.resolve, q.reject);
+    for (const q of reads) this.#send(q.type, q.write, q.read, q.resolve, q.reject, undefined, q.trace);
   }
 
   // The probe leaves once nothing is outstanding: a 3.5 server answers an unknown op at once,
@@ -503,6 +518,7 @@ export class Connection {
       throw new DecodeError(req ? `reply xid ${xid} does not match the oldest outstanding request (xid ${req.xid})` : `reply xid ${xid} with no request outstanding`);
     }
     this.#pending.shift();
+    if (req.trace !== undefined) req.trace.replyBytes = frame.length + 4;
     if (this.#largeSent?.xid === xid) this.#largeSent = undefined;
     this.#heard(req.sentAt);
     // lastZxid moves only with a reply matched to a request: a stray or garbage frame must not

@@ -20,6 +20,18 @@ export interface Reply<T> {
 }
 
 /**
+ * What a traced request learns on the wire, written into the object the caller passed (the
+ * `zk:request` trace context, see diagnostics.ts): nothing is made for an untraced request.
+ */
+export interface WireTrace {
+  xid?: number | undefined;
+  requestBytes?: number | undefined;
+  replyBytes?: number | undefined;
+  /** Reads that shared one multiRead batch (coalesceReads), when more than one. */
+  batched?: number | undefined;
+}
+
+/**
  * One request waiting for its reply. It holds the promise's own resolve and reject, so a request
  * costs one object besides its promise (no closure of its own).
  */
@@ -32,6 +44,8 @@ export interface PendingRequest {
   readonly maxReply?: number;
   /** When it was written (performance.now()): its reply proves the server heard us no earlier. */
   readonly sentAt: number;
+  /** Where a traced request's reply size goes. */
+  readonly trace?: WireTrace | undefined;
   resolve(reply: Reply<unknown>): void;
   reject(err: unknown): void;
 }

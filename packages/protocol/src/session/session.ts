@@ -4,7 +4,7 @@
  * new connection, the public state, loss inference, and the ordered, asynchronous delivery of
  * watch events.
  */
-import { Connection, type Reply } from '../connection/connection.js';
+import { Connection, type Reply, type RequestOptions } from '../connection/connection.js';
 import type { ServerGeneration } from '../connection/generation.js';
 import { loadTls, probeReadWrite, type TlsSource } from '../connection/transport.js';
 import { resolveHost, type LookupFunction } from '../connection/resolve.js';
@@ -487,7 +487,7 @@ export class Session {
    * (or SessionExpired / ClientClosed / AuthFailed in those states): nothing is queued or
    * resent behind the caller's back. `options` as {@link Connection.request}'s.
    */
-  request<T>(type: number, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options?: { xid?: number; coalesce?: boolean }): Promise<Reply<T>> {
+  request<T>(type: number, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options?: RequestOptions): Promise<Reply<T>> {
     const conn = this.#connection;
     if (conn && isConnected(this.#state)) return conn.request(type, write, read, options);
     return Promise.reject(this.#unavailable());
