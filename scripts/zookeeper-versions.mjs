@@ -32,7 +32,7 @@ const SYSTEM = '/usr/share/java';
 
 /** The lines we fetch: Debian suite and binary packages. 3.8 is the installed one. */
 export const LINES = {
-  '3.9': { suite: 'trixie', packages: ['libzookeeper-java', 'libcurator-client-java', 'libcurator-framework-java', 'libcurator-recipes-java'] },
+  '3.9': { suite: 'trixie', packages: ['libzookeeper-java', 'libcurator-client-java', 'libcurator-framework-java', 'libcurator-recipes-java', 'libcurator-discovery-java'] },
   '3.4': { suite: 'bullseye', packages: ['libzookeeper-java'] },
 };
 
@@ -55,12 +55,13 @@ function systemManifest() {
   if (!existsSync(join(SYSTEM, 'zookeeper.jar'))) return undefined;
   const zk = versionOf(SYSTEM, 'zookeeper');
   const curator = existsSync(join(SYSTEM, 'curator-recipes.jar')) ? versionOf(SYSTEM, 'curator-recipes') : undefined;
+  const discovery = existsSync(join(SYSTEM, 'curator-x-discovery.jar')) ? join(SYSTEM, 'curator-x-discovery.jar') : undefined;
   return {
     line: DEFAULT_LINE,
     version: zk?.version ?? DEFAULT_LINE,
     server: [join(SYSTEM, 'zookeeper.jar'), ...serverExtras()],
     client: [join(SYSTEM, 'zookeeper.jar'), join(SYSTEM, 'zookeeper-jute.jar')],
-    curator: curator ? { version: curator.version, classpath: [join(SYSTEM, 'curator-recipes.jar')] } : undefined,
+    curator: curator ? { version: curator.version, classpath: [join(SYSTEM, 'curator-recipes.jar')], discovery: discoveryClasspath(discovery) } : undefined,
     systemProperties: {},
   };
 }
@@ -72,6 +73,16 @@ function systemManifest() {
  */
 function serverExtras() {
   return ['slf4j-simple', 'netty-codec', 'netty-resolver', 'netty-transport-native-unix-common'].map((j) => join(SYSTEM, `${j}.jar`)).filter(existsSync);
+}
+
+/**
+ * curator-x-discovery (libcurator-discovery-java) and the Jackson jars it serializes instances
+ * with (Debian's, named here rather than through the jar's manifest), or undefined without it.
+ */
+function discoveryClasspath(jar) {
+  if (!jar) return undefined;
+  const jackson = ['jackson-databind', 'jackson-core', 'jackson-annotations'].map((j) => join(SYSTEM, `${j}.jar`));
+  return jackson.every(existsSync) ? [jar, ...jackson] : undefined;
 }
 
 function manifestFor(line, dir) {
@@ -91,7 +102,9 @@ function manifestFor(line, dir) {
     version: zk.version,
     server: [...own, ...serverExtras()],
     client: [...own, join(SYSTEM, 'netty-handler.jar')],
-    curator: curator ? { version: curator.version, classpath: [...curatorJars, ...own, join(SYSTEM, 'netty-handler.jar')] } : undefined,
+    curator: curator
+      ? { version: curator.version, classpath: [...curatorJars, ...own, join(SYSTEM, 'netty-handler.jar')], discovery: discoveryClasspath(versionOf(jars, 'curator-x-discovery') && join(jars, versionOf(jars, 'curator-x-discovery').name)) }
+      : undefined,
     systemProperties: {},
   };
 }
@@ -109,11 +122,17 @@ function apt(args, state) {
   return spawnSync('apt-get', [...options, ...args], { cwd: join(state, 'debs'), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
+/** True when a cached line lacks a package the line now lists (added since it was fetched): it is fetched again. */
+function missingPackages(spec, dir) {
+  const have = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')).packages ?? [];
+  return spec.packages.some((p) => !have.some((deb) => deb.startsWith(`${p}_`)));
+}
+
 /** Downloads and unpacks a line's packages into its cache directory (atomically: a temp dir renamed). */
 function fetchLine(line) {
   const spec = LINES[line];
   const dir = join(cacheRoot(), line);
-  if (existsSync(join(dir, 'manifest.json'))) return dir;
+  if (existsSync(join(dir, 'manifest.json')) && !missingPackages(spec, dir)) return dir;
   if (spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status !== 0 || spawnSync('dpkg', ['--version'], { stdio: 'ignore' }).status !== 0) {
     throw new Error(`ZooKeeper ${line} comes from Debian's archive (suite ${spec.suite}) through apt-get and dpkg, which this machine does not have; set ZOOKEEPER_HOME to an unpacked Apache ZooKeeper ${line} release instead`);
   }

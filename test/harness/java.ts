@@ -63,9 +63,25 @@ export function compileJava(sources: string[], classpath: string[], runtime: str
   };
 }
 
-/** Compiles Curator programs: against the line's Curator jars, run with slf4j-nop too. */
+/**
+ * The line's curator-x-discovery jar and the Jackson jars it needs (libcurator-discovery-java,
+ * listed by scripts/zookeeper-versions.mjs), or undefined when the line has none.
+ */
+function discoveryClasspath(): readonly string[] | undefined {
+  return (versionManifest().curator as { discovery?: readonly string[] } | undefined)?.discovery;
+}
+
+/** Why Curator's service discovery cannot be compiled and run here, or undefined. */
+export function curatorDiscoveryMissing(): string | undefined {
+  const missing = curatorMissing();
+  if (missing) return missing;
+  if (!discoveryClasspath()) return `no curator-x-discovery for ZooKeeper ${zookeeperLine()} (apt-get install libcurator-discovery-java; for 3.9 scripts/zookeeper-versions.mjs fetches it)`;
+  return undefined;
+}
+
+/** Compiles Curator programs: against the line's Curator jars (and its discovery jar when there is one), run with slf4j-nop too. */
 export function compileCurator(sources: string[]): CompiledJava {
   const curator = versionManifest().curator;
   if (!curator) throw new Error(curatorMissing());
-  return compileJava(sources, [...curator.classpath], [SLF4J_NOP_JAR]);
+  return compileJava(sources, [...curator.classpath, ...(discoveryClasspath() ?? [])], [SLF4J_NOP_JAR]);
 }

@@ -260,3 +260,49 @@ export class QueueItemError extends LockError {
     this.data = data;
   }
 }
+
+// Service discovery
+
+/**
+ * A service discovery outcome that is not a ZooKeeper error: `kind` `'not-an-instance'` when a
+ * node's data is not a service instance as Curator's JsonInstanceSerializer writes it (not JSON,
+ * a field of the wrong type, an unknown service type; `path` is the node), `'not-registered'` when
+ * `update` names an instance this discovery did not register (Curator: "Service has been
+ * unregistered"), `'closed'` when the discovery, cache or provider was closed.
+ */
+export class DiscoveryError extends LockError {
+  static {
+    brandError(this, 'DiscoveryError');
+  }
+  override name = 'DiscoveryError';
+  /** What went wrong. */
+  readonly kind: 'not-an-instance' | 'not-registered' | 'closed';
+  constructor(path: string, kind: 'not-an-instance' | 'not-registered' | 'closed', message: string, options?: { cause?: unknown }) {
+    super(path, message, options);
+    this.kind = kind;
+  }
+}
+
+/** A service cache wait (`ServiceCache.waitFor`) did not see what it waited for within its timeout. A {@link LockTimeoutError}. */
+export class DiscoveryTimeoutError extends LockTimeoutError {
+  static {
+    brandError(this, 'DiscoveryTimeoutError');
+  }
+  override name = 'DiscoveryTimeoutError';
+  constructor(path: string, timeout: number) {
+    super(path, timeout);
+    this.message = `service ${path}: not seen within ${timeout} ms`;
+  }
+}
+
+/** A service cache wait was aborted by its signal (`cause`: the signal's reason). A {@link LockAbortedError}. */
+export class DiscoveryAbortedError extends LockAbortedError {
+  static {
+    brandError(this, 'DiscoveryAbortedError');
+  }
+  override name = 'DiscoveryAbortedError';
+  constructor(path: string, reason: unknown) {
+    super(path, reason);
+    this.message = `service ${path}: the wait was aborted`;
+  }
+}

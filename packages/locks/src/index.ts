@@ -62,3 +62,15 @@ export { QueueIterator } from './queues/iterator.js';
 export { bytesSerializer, stringSerializer, jsonSerializer, encodeItems, decodeItems } from './queues/item-codec.js';
 export type { QueueSerializer } from './queues/item-codec.js';
 export { QueueTimeoutError, QueueAbortedError, QueueItemError } from './errors.js';
+// Service discovery
+export { ServiceDiscovery } from './discovery/service-discovery.js';
+export type { ClientSource, ServiceDiscoveryOptions } from './discovery/service-discovery.js';
+export { ServiceCache } from './discovery/cache.js';
+export type { DiscoveryWaitOptions, ServiceCacheEvent, ServiceCacheListener } from './discovery/cache.js';
+export { ServiceProvider, RandomStrategy, RoundRobinStrategy, StickyStrategy } from './discovery/provider.js';
+export type { ProviderStrategy, ServiceProviderOptions } from './discovery/provider.js';
+export { encodeInstance, decodeInstance } from './discovery/instance.js';
+export type { JsonValue, ServiceInstance, ServiceInstanceInput, ServiceType } from './discovery/instance.js';
+export { parseUriSpec, buildUri } from './discovery/uri-spec.js';
+export type { UriFields, UriSpec, UriSpecPart } from './discovery/uri-spec.js';
+export { DiscoveryError, DiscoveryTimeoutError, DiscoveryAbortedError } from './errors.js';
