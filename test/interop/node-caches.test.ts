@@ -7,12 +7,16 @@
  * coalesces). Both must report the same events per child (type and data, in order), the same
  * initial set, the same NodeCache sequence, and end with the same children and data as the
  * server. Negative control: a naive Node cache (a one-shot getChildren watch, each new child's
- * data read once) misses every CHILD_UPDATED, and the same comparison fails.
+ * data read once) misses every CHILD_UPDATED, and the same comparison fails. Then both sides
+ * through one TCP proxy that is cut while another session makes changes: both report
+ * SUSPENDED, RECONNECTED and each change once, and differ only where documented (a child
+ * replaced during the outage: Curator's CHILD_UPDATED, our CHILD_REMOVED + CHILD_ADDED).
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { NodeCache, PathChildrenCache, type ZooKeeper } from '@zk/protocol';
-import { connectString, type TestSpace } from '../harness/fixtures.js';
+import { NodeCache, PathChildrenCache, ZooKeeper } from '@zk/protocol';
+import { waitForState } from '../harness/index.js';
+import { connectString, proxyToServer, type TestSpace } from '../harness/fixtures.js';
 import { curatorMissing, type CompiledJava } from '../harness/java.js';
 import { interopHooks, Participant } from './participants.js';
 
@@ -70,6 +74,14 @@ class Lines {
     clearTimeout(timer);
     this.#wake = undefined;
   }
+  /** Resolves once `line` is among the lines; rejects after `ms`. */
+  async has(line: string, ms: number): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!this.all.includes(line)) {
+      if (Date.now() >= deadline) throw new Error(`our cache did not report ${line} within ${ms} ms: ${JSON.stringify(this.all)}`);
+      await this.more(this.all.length - 1, deadline - Date.now());
+    }
+  }
 }
 
 /** The Node side of a run: our caches, or the naive control. */
@@ -85,6 +97,7 @@ async function ours(zk: ZooKeeper): Promise<NodeSide> {
   children.onEvent((e) => {
     if (e.type === 'INITIALIZED') lines.push(`PCC INITIALIZED ${e.initialData.map((d) => name(d.path)).join(',')}`);
     else if ('data' in e) lines.push(`PCC ${e.type} ${name(e.path)} ${e.data.data?.toString() ?? '-'}`);
+    else lines.push(`PCC ${e.type} - -`);
   });
   await children.start({ mode: 'POST_INITIALIZED_EVENT' });
   const node = await NodeCache.open(zk, CFG, { buildInitial: true });
@@ -149,6 +162,7 @@ function perChild(lines: readonly string[]): Record<string, string[]> {
     if (w[0] === 'NODE') add('*node', w[1] ?? '');
     else if (w[1] === 'INITIALIZED') add('*init', (w[2] ?? '').split(',').sort().join(','));
     else if (w[0] === 'PCC' && w[1]?.startsWith('CHILD_')) add(w[2] ?? '', `${w[1]} ${w[3]}`);
+    else if (w[0] === 'PCC' && w[1]?.startsWith('CONNECTION_')) add('*connection', w[1]);
   }
   return out;
 }
@@ -227,5 +241,69 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 PathChildrenCache an
     expect(diffs.length).toBeGreaterThan(0);
     expect(diffs.some((d) => d.startsWith('c:'))).toBe(true);
     expect(node.lines.filter((l) => l.includes('CHILD_UPDATED'))).toEqual([]);
+  }, 60_000);
+
+  it('changes made while both are cut off (one proxy): each reported once after CONNECTION_RECONNECTED on both sides; a child replaced meanwhile is Curator\'s CHILD_UPDATED, our CHILD_REMOVED + CHILD_ADDED', async () => {
+    const proxy = await proxyToServer();
+    try {
+      const admin = await space.client();
+      await admin.create('/interop', '');
+      await admin.create(KIDS, '');
+      for (const n of ['same', 'edit', 'gone', 'swap']) await admin.create(`${KIDS}/${n}`, n);
+      await admin.create(CFG, 'x1');
+      const via = `${proxy.connectString}${space.root}`;
+      const java = Participant.java(compiled!, 'CuratorCacheParticipant', [via, KIDS, CFG]);
+      await java.until('READY');
+      await java.untilMatch((l) => l.startsWith('PCC INITIALIZED'));
+      await using zk = await ZooKeeper.connect(via, { sessionTimeout: 10_000, connectTimeout: 2000 });
+      const node = await ours(zk);
+      const from = { java: java.lines.length, node: node.lines.all.length };
+      proxy.block();
+      await java.untilMatch((l) => l === 'PCC CONNECTION_SUSPENDED - -', "Curator's CONNECTION_SUSPENDED");
+      await waitForState(zk, 'suspended');
+      await admin.setData(`${KIDS}/edit`, 'e2');
+      await admin.setData(`${KIDS}/edit`, 'e3');
+      await admin.delete(`${KIDS}/gone`);
+      await admin.delete(`${KIDS}/swap`);
+      await admin.create(`${KIDS}/swap`, 's2');
+      await admin.create(`${KIDS}/new`, 'n1');
+      await admin.create(`${KIDS}/tmp`, 't');
+      await admin.delete(`${KIDS}/tmp`);
+      await admin.setData(CFG, 'x2');
+      await admin.setData(CFG, 'x3');
+      proxy.unblock();
+      await waitForState(zk, 'connected');
+      await java.untilMatch((l) => l === 'PCC CONNECTION_RECONNECTED - -', "Curator's CONNECTION_RECONNECTED");
+      // A sentinel after the outage: once both have reported it, nothing from the outage is still to come.
+      await java.untilMatch((l) => l === 'PCC CHILD_ADDED new n1', "Curator's CHILD_ADDED new");
+      await java.untilMatch((l) => l === 'NODE x3', "Curator's NODE x3");
+      await node.lines.has('PCC CHILD_ADDED new n1', 10_000);
+      await node.lines.has('NODE x3', 10_000);
+      await admin.setData(`${KIDS}/same`, 'same2');
+      await java.untilMatch((l) => l === 'PCC CHILD_UPDATED same same2', "Curator's sentinel");
+      await node.lines.has('PCC CHILD_UPDATED same same2', 10_000);
+      java.send('snapshot');
+      const snapshot = (await java.untilMatch((l) => l.startsWith('SNAPSHOT'))).slice('SNAPSHOT '.length);
+      java.send('quit');
+      await java.exited;
+      const j = perChild(java.lines.slice(from.java).filter((l) => l.startsWith('PCC ') || l.startsWith('NODE ')));
+      const n = perChild(node.lines.all.slice(from.node));
+      const ourSnapshot = node.snapshot();
+      await node.close();
+      console.log(`interop node caches through an outage: Curator ${JSON.stringify(j)}; ours ${JSON.stringify(n)}`);
+      expect(j['*connection']).toEqual(['CONNECTION_SUSPENDED', 'CONNECTION_RECONNECTED']);
+      expect(n['*connection']).toEqual(['CONNECTION_SUSPENDED', 'CONNECTION_RECONNECTED']);
+      for (const key of ['edit', 'gone', 'new', 'same', '*node']) expect(n[key], key).toEqual(j[key]);
+      expect(j.edit).toEqual(['CHILD_UPDATED e3']); // two writes while away: one update, on both sides
+      expect(j.tmp).toBeUndefined(); // created and deleted while away: seen by neither
+      expect(n.tmp).toBeUndefined();
+      expect(j['*node']).toEqual(['x3']);
+      expect(j.swap).toEqual(['CHILD_UPDATED s2']);
+      expect(n.swap).toEqual(['CHILD_REMOVED swap', 'CHILD_ADDED s2']);
+      expect(ourSnapshot).toBe(snapshot);
+      expect(snapshot).toBe('edit=e3,new=n1,same=same2,swap=s2');
+    } finally {
+      await proxy.close();
+    }
   }, 60_000);
 });
