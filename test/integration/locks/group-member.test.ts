@@ -6,10 +6,11 @@
  * TreeCache (a persistent recursive watch): skipped on 3.4.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CreateMode, InvalidArgumentError, ZooKeeper } from '@zk/protocol';
+import { CreateMode, InvalidArgumentError } from '@zk/protocol';
 import { GroupMember, LockStateError, RenewingClient, type GroupChange } from '@zk/locks';
-import { isZooKeeper34, waitFor, type TcpProxy } from '../../harness/index.js';
-import { proxyToServer, TestSpace } from '../../harness/fixtures.js';
+import { isZooKeeper34, waitFor } from '../../harness/index.js';
+import { TestSpace } from '../../harness/fixtures.js';
+import { behindProxy } from './behind-proxy.js';
 
 let space: TestSpace;
 
@@ -87,32 +88,21 @@ describe.skipIf(isZooKeeper34())('GroupMember', () => {
   });
 
   it('a member behind a proxy stays in the group across a disconnection, and sees what changed meanwhile', async () => {
-    const proxy: TcpProxy = await proxyToServer();
-    try {
-      await space.admin();
-      const zk = await ZooKeeper.connect(`${proxy.connectString}${space.root}`, { sessionTimeout: 10_000, connectTimeout: 2_000 });
-      try {
-        const other = await space.client();
-        const member = new GroupMember(zk, '/groups/g3', 'behind-proxy', { payload: 'a' });
-        const peer = new GroupMember(other, '/groups/g3', 'peer', { payload: 'b' });
-        await Promise.all([member.start(), peer.start()]);
-        await untilView(peer, { 'behind-proxy': 'a', peer: 'b' });
-        proxy.block();
-        await waitFor('suspended', () => (zk.state !== 'connected' ? true : undefined), 10_000, 10);
-        await peer.setThisData('b2');
-        await other.create('/groups/g3/late', 'c', { mode: CreateMode.EPHEMERAL });
-        proxy.unblock();
-        await untilView(member, { 'behind-proxy': 'a', late: 'c', peer: 'b2' });
-        await untilView(peer, { 'behind-proxy': 'a', late: 'c', peer: 'b2' });
-        await Promise.all([member.close(), peer.close()]);
-        expect(zk.watchCount).toBe(0);
-      } finally {
-        await zk.close();
-      }
-    } finally {
-      proxy.unblock();
-      await proxy.close();
-    }
+    await behindProxy(space, async ({ zk, disconnect, reconnect }) => {
+      const other = await space.client();
+      const member = new GroupMember(zk, '/groups/g3', 'behind-proxy', { payload: 'a' });
+      const peer = new GroupMember(other, '/groups/g3', 'peer', { payload: 'b' });
+      await Promise.all([member.start(), peer.start()]);
+      await untilView(peer, { 'behind-proxy': 'a', peer: 'b' });
+      await disconnect();
+      await peer.setThisData('b2');
+      await other.create('/groups/g3/late', 'c', { mode: CreateMode.EPHEMERAL });
+      await reconnect();
+      await untilView(member, { 'behind-proxy': 'a', late: 'c', peer: 'b2' });
+      await untilView(peer, { 'behind-proxy': 'a', late: 'c', peer: 'b2' });
+      await Promise.all([member.close(), peer.close()]);
+      expect(zk.watchCount).toBe(0);
+    });
   });
 
   it('bad input throws InvalidArgumentError before anything is sent; misuse is a LockStateError', async () => {

@@ -10,8 +10,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CREATOR_ALL_ACL, CreateMode, InvalidArgumentError, NoAuthError, NoNodeError, Perm, READ_ACL_UNSAFE, ZooKeeper } from '@zk/protocol';
 import { LockStateError, PersistentNode, PersistentNodeAbortedError, PersistentNodeTimeoutError, PersistentTtlNode, RenewingClient, type PersistentNodeEvent } from '@zk/locks';
-import { isZooKeeper34, startZooKeeper, waitFor, type TcpProxy, type ZooKeeperEnsemble } from '../../harness/index.js';
-import { proxyToServer, TestSpace } from '../../harness/fixtures.js';
+import { isZooKeeper34, startZooKeeper, waitFor, type ZooKeeperEnsemble } from '../../harness/index.js';
+import { TestSpace } from '../../harness/fixtures.js';
+import { behindProxy } from './behind-proxy.js';
 
 let space: TestSpace;
 
@@ -63,7 +64,8 @@ describe('PersistentNode', () => {
     await other.setData('/pn/a/member', 'theirs');
     await other.delete('/pn/a/member');
     expect((await untilRecreated('/pn/a/member', second.czxid)).data).toBe('two');
-    expect(events.filter((e) => e.type === 'created')).toHaveLength(3);
+    // the node is visible before its creator has set the watch and reported it
+    await waitFor('3 created events', () => (events.filter((e) => e.type === 'created').length === 3 ? true : undefined), 5_000, 5);
     expect(zk.watchCount).toBe(1);
     await node.close();
     await node.close();
@@ -116,63 +118,39 @@ describe('PersistentNode', () => {
   });
 
   it('through a proxy: a node deleted while the link is down is re-created after the reconnect, in the same session', async () => {
-    const proxy: TcpProxy = await proxyToServer();
-    try {
-      await space.admin();
-      const zk = await ZooKeeper.connect(`${proxy.connectString}${space.root}`, { sessionTimeout: 10_000, connectTimeout: 2_000 });
-      try {
-        const node = new PersistentNode(zk, '/pn/proxy/node', { data: 'd' });
-        node.start();
-        await node.waitForInitialCreate({ timeout: 5_000 });
-        const first = (await read('/pn/proxy/node'))!;
-        proxy.block();
-        await waitFor('suspended', () => (zk.state !== 'connected' ? true : undefined), 10_000, 10);
-        const admin = await space.admin();
-        await admin.delete(`${space.root}/pn/proxy/node`);
-        proxy.unblock();
-        const second = await untilRecreated('/pn/proxy/node', first.czxid);
-        expect(second.owner).toBe(first.owner); // the same session, resumed
-        await node.close();
-        expect(await read('/pn/proxy/node')).toBeNull();
-        expect(zk.watchCount).toBe(0);
-      } finally {
-        await zk.close();
-      }
-    } finally {
-      proxy.unblock();
-      await proxy.close();
-    }
+    await behindProxy(space, async ({ zk, disconnect, reconnect }) => {
+      const node = new PersistentNode(zk, '/pn/proxy/node', { data: 'd' });
+      node.start();
+      await node.waitForInitialCreate({ timeout: 5_000 });
+      const first = (await read('/pn/proxy/node'))!;
+      await disconnect();
+      await (await space.admin()).delete(`${space.root}/pn/proxy/node`);
+      await reconnect();
+      const second = await untilRecreated('/pn/proxy/node', first.czxid);
+      expect(second.owner).toBe(first.owner); // the same session, resumed
+      await node.close();
+      expect(await read('/pn/proxy/node')).toBeNull();
+      expect(zk.watchCount).toBe(0);
+    });
   });
 
   it('the initial wait: timeout and abort reject typed while the link is down; closed before the create, nothing is left', async () => {
-    const proxy: TcpProxy = await proxyToServer();
-    try {
-      await space.admin();
-      const zk = await ZooKeeper.connect(`${proxy.connectString}${space.root}`, { sessionTimeout: 10_000, connectTimeout: 2_000 });
-      try {
-        proxy.block();
-        await waitFor('suspended', () => (zk.state !== 'connected' ? true : undefined), 10_000, 10);
-        const node = new PersistentNode(zk, '/pn/wait/node');
-        await expect(node.waitForInitialCreate()).rejects.toBeInstanceOf(LockStateError); // not started
-        node.start();
-        await expect(node.waitForInitialCreate({ timeout: 0 })).rejects.toBeInstanceOf(PersistentNodeTimeoutError);
-        await expect(node.waitForInitialCreate({ timeout: 300 })).rejects.toBeInstanceOf(PersistentNodeTimeoutError);
-        await expect(node.waitForInitialCreate({ signal: AbortSignal.timeout(200) })).rejects.toBeInstanceOf(PersistentNodeAbortedError);
-        const pending = node.waitForInitialCreate();
-        await node.close();
-        await expect(pending).rejects.toBeInstanceOf(LockStateError);
-        proxy.unblock();
-        await waitFor('reconnected', () => (zk.state === 'connected' ? true : undefined), 10_000, 10);
-        await zk.sync('/');
-        expect(await read('/pn/wait/node')).toBeNull();
-        expect(zk.watchCount).toBe(0);
-      } finally {
-        await zk.close();
-      }
-    } finally {
-      proxy.unblock();
-      await proxy.close();
-    }
+    await behindProxy(space, async ({ zk, disconnect, reconnect }) => {
+      await disconnect();
+      const node = new PersistentNode(zk, '/pn/wait/node');
+      await expect(node.waitForInitialCreate()).rejects.toBeInstanceOf(LockStateError); // not started
+      node.start();
+      await expect(node.waitForInitialCreate({ timeout: 0 })).rejects.toBeInstanceOf(PersistentNodeTimeoutError);
+      await expect(node.waitForInitialCreate({ timeout: 300 })).rejects.toBeInstanceOf(PersistentNodeTimeoutError);
+      await expect(node.waitForInitialCreate({ signal: AbortSignal.timeout(200) })).rejects.toBeInstanceOf(PersistentNodeAbortedError);
+      const pending = node.waitForInitialCreate();
+      await node.close();
+      await expect(pending).rejects.toBeInstanceOf(LockStateError);
+      await reconnect();
+      await zk.sync('/');
+      expect(await read('/pn/wait/node')).toBeNull();
+      expect(zk.watchCount).toBe(0);
+    });
   });
 
   it('refusals: NoAuth under a read-only parent and NoNode with parents: false reject the initial wait with the typed server error', async () => {
