@@ -8,6 +8,7 @@ const src = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const alias = {
   '@zk/protocol': src('./packages/protocol/src/index.ts'),
   '@zk/locks': src('./packages/locks/src/index.ts'),
+  '@zk/otel': src('./packages/otel/src/index.ts'),
 };
 
 export default defineConfig({

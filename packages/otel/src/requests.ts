@@ -1,0 +1,208 @@
+/**
+ * Spans and metrics for `zk:request` (one CLIENT span per request, named `{operation} {path
+ * summary}`, and `db.client.operation.duration`) and for `zk:connect`.
+ */
+import { SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { ZooKeeperAttributes as A } from './attributes.js';
+import { errorMessage, errorName, sessionHex, type ConnectContext, type RequestContext } from './channels.js';
+import { codeName } from './codes.js';
+import { defined } from './metrics.js';
+import { mayStart, parentContext, safely, type Runtime, type Scope } from './options.js';
+import { isSequentialCreate, requestSummary } from './summary.js';
+
+/** The operations whose context carries `batchSize`. */
+const BATCHES = new Set(['multi', 'multiRead']);
+
+/** One request in flight. */
+interface InFlight {
+  readonly started: number;
+  readonly span: Span | undefined;
+  readonly summary: string;
+}
+
+/** The five handlers of a tracing channel. */
+export interface TracingHandlers<T> {
+  start(ctx: T): void;
+  end(ctx: T): void;
+  asyncStart(ctx: T): void;
+  asyncEnd(ctx: T): void;
+  error(ctx: T): void;
+}
+
+function ignored(rt: Runtime, ctx: RequestContext): boolean {
+  const rule = rt.config.ignoreOperations;
+  if (rule === undefined) return false;
+  if (typeof rule === 'function') {
+    let out = false;
+    safely(() => {
+      out = rule(ctx);
+    });
+    return out;
+  }
+  return rule.includes(ctx.operation);
+}
+
+/** The `zk:request` handlers. */
+export function requestHandlers(rt: Runtime): TracingHandlers<RequestContext> {
+  const inFlight = new WeakMap<object, InFlight>();
+  const system = { [A.DB_SYSTEM_NAME]: 'zookeeper' };
+
+  const finish = (ctx: RequestContext): void => {
+    const req = inFlight.get(ctx);
+    if (req === undefined) return;
+    inFlight.delete(ctx);
+    rt.instruments.outstanding.add(-1, system);
+    const code = ctx.errorCode ?? 0;
+    const failed = ctx.error !== undefined || (code !== 0 && rt.benign.get(ctx.operation)?.has(code) !== true);
+    const errorType = ctx.error !== undefined ? errorName(ctx.error) : failed ? codeName(code) : undefined;
+    const common = defined({
+      [A.DB_SYSTEM_NAME]: 'zookeeper',
+      [A.DB_OPERATION_NAME]: ctx.operation,
+      [A.SERVER_ADDRESS]: ctx.serverAddress,
+      [A.SERVER_PORT]: ctx.serverPort,
+      [A.DB_RESPONSE_STATUS_CODE]: code !== 0 ? String(code) : undefined,
+      [A.ERROR_TYPE]: errorType,
+    });
+    const created = ctx.operation.startsWith('create') ? createdPath(ctx.result) : undefined;
+    const summary = created !== undefined && isSequentialCreate(ctx.path, created) ? requestSummary(ctx.path, true) : req.summary;
+    const metricAttrs: Attributes = rt.config.metricQuerySummary === true && summary !== '' ? { ...common, [A.DB_QUERY_SUMMARY]: summary } : common;
+    rt.instruments.duration.record((performance.now() - req.started) / 1000, metricAttrs);
+    const span = req.span;
+    if (span === undefined) return;
+    if (summary !== req.summary) {
+      span.updateName(`${ctx.operation} ${summary}`);
+      span.setAttribute(A.DB_QUERY_SUMMARY, summary);
+    }
+    span.setAttributes(common);
+    span.setAttributes(
+      defined({
+        [A.SESSION_ID]: ctx.sessionId !== 0n ? sessionHex(ctx.sessionId) : undefined,
+        [A.XID]: ctx.xid,
+        [A.REQUEST_BYTES]: ctx.requestBytes,
+        [A.REPLY_BYTES]: ctx.replyBytes,
+        [A.BATCHED]: ctx.batched,
+      }),
+    );
+    if (ctx.error !== undefined) {
+      if (ctx.error instanceof Error) span.recordException(ctx.error);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(ctx.error) });
+    } else if (failed) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: `${codeName(code)} (${code})` });
+    }
+    const hook = rt.config.responseHook;
+    if (hook !== undefined) safely(() => hook(span, ctx));
+    span.end();
+  };
+
+  return {
+    start(ctx) {
+      if (inFlight.has(ctx)) return;
+      rt.instruments.outstanding.add(1, system);
+      const summary = requestSummary(ctx.path);
+      let span: Span | undefined;
+      const parent = parentContext(rt);
+      if (!ignored(rt, ctx) && mayStart(rt, parent)) {
+        span = rt.tracer.startSpan(
+          summary === '' ? ctx.operation : `${ctx.operation} ${summary}`,
+          {
+            kind: SpanKind.CLIENT,
+            attributes: defined({
+              [A.DB_SYSTEM_NAME]: 'zookeeper',
+              [A.DB_OPERATION_NAME]: ctx.operation,
+              [A.DB_QUERY_SUMMARY]: summary === '' ? undefined : summary,
+              [A.DB_OPERATION_BATCH_SIZE]: BATCHES.has(ctx.operation) ? ctx.batchSize : undefined,
+            }),
+          },
+          parent,
+        );
+        const hook = rt.config.requestHook;
+        if (hook !== undefined) safely(() => hook(span!, ctx));
+      }
+      inFlight.set(ctx, { started: performance.now(), span, summary });
+    },
+    end(ctx) {
+      // `error` before `end`: the call threw before a promise existed; nothing async follows.
+      if (ctx.error !== undefined) finish(ctx);
+    },
+    asyncStart() {},
+    asyncEnd: finish,
+    error() {},
+  };
+}
+
+/** The path a create answered with: a string (create) or `{ path }` (create2, createTtl). */
+function createdPath(result: unknown): string | undefined {
+  const body = (result as { body?: unknown } | undefined)?.body;
+  if (typeof body === 'string') return body;
+  const path = (body as { path?: unknown } | undefined)?.path;
+  return typeof path === 'string' ? path : undefined;
+}
+
+/**
+ * The `zk:connect` handlers, and the store transform that makes its span the parent of the
+ * requests the connect makes (chroot check, ensemble tracking).
+ */
+export function connectHandlers(rt: Runtime): { handlers: TracingHandlers<ConnectContext>; enter(ctx: ConnectContext): Scope | undefined } {
+  const spans = new WeakMap<object, Span | null>();
+  const open = (ctx: ConnectContext): Span | undefined => {
+    const known = spans.get(ctx);
+    if (known !== undefined) return known ?? undefined;
+    const parent = parentContext(rt);
+    if (!mayStart(rt, parent)) {
+      spans.set(ctx, null);
+      return undefined;
+    }
+    const span = rt.tracer.startSpan(
+      'connect',
+      {
+        kind: SpanKind.CLIENT,
+        attributes: defined({ [A.DB_SYSTEM_NAME]: 'zookeeper', [A.DB_OPERATION_NAME]: 'connect', [A.HOSTS]: ctx.hosts, [A.CHROOT]: ctx.chroot || undefined }),
+      },
+      parent,
+    );
+    spans.set(ctx, span);
+    const hook = rt.config.connectHook;
+    if (hook !== undefined) safely(() => hook(span, ctx));
+    return span;
+  };
+  const finish = (ctx: ConnectContext): void => {
+    const span = spans.get(ctx);
+    spans.delete(ctx);
+    if (span === undefined || span === null) return;
+    span.setAttributes(
+      defined({
+        [A.SERVER_ADDRESS]: ctx.serverAddress,
+        [A.SERVER_PORT]: ctx.serverPort,
+        [A.SESSION_ID]: ctx.sessionId !== undefined && ctx.sessionId !== 0n ? sessionHex(ctx.sessionId) : undefined,
+        [A.SESSION_TIMEOUT]: ctx.negotiatedTimeout,
+        [A.ERROR_TYPE]: ctx.error !== undefined ? errorName(ctx.error) : undefined,
+      }),
+    );
+    if (ctx.error !== undefined) {
+      if (ctx.error instanceof Error) span.recordException(ctx.error);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(ctx.error) });
+    }
+    span.end();
+  };
+  return {
+    handlers: {
+      start: (ctx) => void open(ctx),
+      end(ctx) {
+        if (ctx.error !== undefined) finish(ctx);
+      },
+      asyncStart() {},
+      asyncEnd: finish,
+      error() {},
+    },
+    enter(ctx) {
+      const span = open(ctx);
+      return span === undefined ? rt.scope.getStore() : scopeOf(rt, span);
+    },
+  };
+}
+
+/** @internal The scope of a wait whose span is `span`, started in the current context. */
+export function scopeOf(rt: Runtime, span: Span): Scope {
+  const outer = parentContext(rt);
+  return { inner: trace.setSpan(outer, span), outer, span };
+}
