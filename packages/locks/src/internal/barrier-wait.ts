@@ -58,15 +58,17 @@ export function barrierWait(zk: ZooKeeper, path: string, operation: BarrierOpera
 }
 
 /**
- * One one-shot watch of one node, set by {@link NodeWatch.exists} or {@link NodeWatch.getData}.
- * `fired` resolves on the node's next change (not on the watch's removal). {@link NodeWatch.remove}
- * must run on every exit: it removes the watch unless it fired.
+ * One one-shot watch of one node, set by {@link NodeWatch.exists}, {@link NodeWatch.getData} or
+ * {@link NodeWatch.getChildren} (a queue consumer's). `fired` resolves on the node's next change
+ * (not on the watch's removal). {@link NodeWatch.remove} must run on every exit: it removes the
+ * watch unless it fired.
  */
 export class NodeWatch {
   readonly #zk: ZooKeeper;
   readonly #path: string;
   #done = false;
   #request: Promise<unknown> | undefined;
+  #children = false;
   #resolve!: () => void;
   /** Resolves when the watch fires. */
   readonly fired = new Promise<void>((resolve) => (this.#resolve = resolve));
@@ -98,6 +100,14 @@ export class NodeWatch {
     return request;
   }
 
+  /** `getChildren` with this watch: it fires when a child is added or removed, or the node deleted. A missing node rejects with NoNodeError. */
+  getChildren(): Promise<string[]> {
+    const request = this.#zk.getChildren(this.#path, { watch: this.#listener });
+    this.#request = request;
+    this.#children = true;
+    return request;
+  }
+
   /** Removes the watch unless it fired (on the server when connected, else only locally). Never throws. */
   async remove(): Promise<void> {
     if (this.#request) await this.#request.catch(() => undefined);
@@ -105,11 +115,12 @@ export class NodeWatch {
     this.#done = true;
     if (this.#zk.state === 'connected') {
       try {
-        return await this.#zk.removeWatches(this.#path, { kind: 'data', listener: this.#listener });
+        return await this.#zk.removeWatches(this.#path, { kind: this.#children ? 'child' : 'data', listener: this.#listener });
       } catch {
-        // it fired meanwhile, or the connection dropped: drop the local registration below
+        // it fired meanwhile, the server has no removeWatches (3.4), or the connection dropped: drop the local registration below
       }
     }
+    if (this.#children) return void this.#zk.removeLocalWatch('child', this.#path, this.#listener);
     this.#zk.removeLocalWatch('data', this.#path, this.#listener);
     this.#zk.removeLocalWatch('exist', this.#path, this.#listener);
   }

@@ -12,9 +12,8 @@ import { ConnectionLossError, CreateMode, InvalidArgumentError, NodeExistsError,
 import { QueueAbortedError, QueueTimeoutError } from '../errors.js';
 import { recipeACL } from '../internal/acl.js';
 import { Attempt, type AttemptKind } from '../internal/attempt.js';
-import { checkWaitOptions, isRetryable, type BarrierWaitOptions } from '../internal/barrier-wait.js';
+import { checkWaitOptions, isRetryable, NodeWatch, type BarrierWaitOptions } from '../internal/barrier-wait.js';
 import { checkClient } from '../internal/client.js';
-import { ChildWatch } from './child-watch.js';
 import { bytesSerializer, encodeItems, type QueueSerializer } from './item-codec.js';
 import { removeItem, takeNormally, takeWithLock, type QueueContext, type QueueItem } from './item.js';
 import { QueueIterator } from './iterator.js';
@@ -201,15 +200,15 @@ export abstract class QueueBase<T> {
   async #takeLoop(attempt: Attempt): Promise<QueueItem<T>> {
     const take = this.lockPath === undefined ? takeNormally : takeWithLock;
     for (;;) {
-      const watches: ChildWatch[] = [];
+      const watches: NodeWatch[] = [];
       try {
         attempt.check();
         await this.#ensurePath(attempt);
         if (this.lockPath !== undefined) await this.#ensureLockPath(attempt);
         for (const watched of [false, true]) {
-          const watch = watched ? new ChildWatch(this.zk, this.path) : undefined;
+          const watch = watched ? new NodeWatch(this.zk, this.path) : undefined;
           if (watch) watches.push(watch);
-          const children = await attempt.race(watch ? watch.list() : this.zk.getChildren(this.path));
+          const children = await attempt.race(watch ? watch.getChildren() : this.zk.getChildren(this.path));
           const now = Date.now();
           let due = Infinity;
           let held = false;
@@ -225,9 +224,9 @@ export abstract class QueueBase<T> {
           }
           if (!watch) continue;
           if (held && this.lockPath !== undefined) {
-            const locks = new ChildWatch(this.zk, this.lockPath);
+            const locks = new NodeWatch(this.zk, this.lockPath);
             watches.push(locks);
-            await attempt.race(locks.list());
+            await attempt.race(locks.getChildren());
           }
           await this.#sleep(attempt, watches, due);
         }
@@ -246,7 +245,7 @@ export abstract class QueueBase<T> {
   }
 
   /** Sleeps until a watch fires or the next delayed item is due (`due` ms from now). */
-  async #sleep(attempt: Attempt, watches: readonly ChildWatch[], due: number): Promise<void> {
+  async #sleep(attempt: Attempt, watches: readonly NodeWatch[], due: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const wake: Promise<void>[] = watches.map((w) => w.fired);
     if (Number.isFinite(due)) wake.push(new Promise((resolve) => (timer = setTimeout(resolve, Math.min(due + 1, 2 ** 31 - 1)))));
