@@ -153,6 +153,34 @@ describe('PersistentNode', () => {
     });
   });
 
+  it('a create whose reply is lost: a protected sequential node is found again by its id (one node); an unprotected one is made again (two nodes, an uncertain event)', async () => {
+    for (const protection of [true, false]) {
+      await behindProxy(space, async ({ zk, proxy }) => {
+        const dir = `/lost-${String(protection)}`;
+        await zk.create(dir);
+        const events: PersistentNodeEvent[] = [];
+        const node = new PersistentNode(zk, `${dir}/n-`, { mode: CreateMode.EPHEMERAL_SEQUENTIAL, protection });
+        node.onEvent((e) => events.push(e));
+        proxy.drop('down'); // the server's answers are lost from here
+        node.start();
+        await space.untilChildren(dir, 1); // the create was applied
+        proxy.undrop('down');
+        proxy.cutHoled(); // the client learns of the loss now, and reconnects
+        const path = await node.waitForInitialCreate({ timeout: 10_000 });
+        const children = await space.children(dir);
+        if (protection) {
+          expect(children).toEqual([path.slice(dir.length + 1)]);
+          expect(events.map((e) => e.type)).toEqual(['created']);
+        } else {
+          expect(children).toHaveLength(2); // the stray one lives as long as the session (as with Curator)
+          expect(events.map((e) => e.type)).toEqual(['uncertain', 'created']);
+        }
+        await node.close();
+        expect(zk.watchCount).toBe(0);
+      });
+    }
+  });
+
   it('refusals: NoAuth under a read-only parent and NoNode with parents: false reject the initial wait with the typed server error', async () => {
     const zk = await space.client();
     await zk.create('/ro', null, { acl: READ_ACL_UNSAFE });
