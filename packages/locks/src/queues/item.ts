@@ -204,8 +204,13 @@ async function createLock<T>(ctx: QueueContext<T>, lockNode: string, attempt: At
         continue;
       }
       if (err === attempt.reason) {
-        // Cut short while the create was in flight: delete whatever it made.
-        created.then((p) => deleteGuaranteed(ctx.zk, p), () => undefined).catch(() => undefined);
+        // Cut short while the create was in flight: delete whatever it made, before rejecting
+        // when connected (so no lock node is left when the wait ends), else in the background.
+        if (ctx.zk.state !== 'connected') created.then((p) => deleteGuaranteed(ctx.zk, p), () => undefined).catch(() => undefined);
+        else {
+          const made = await created.catch(() => undefined);
+          if (made !== undefined) await removeNode(ctx.zk, made, err);
+        }
         throw err;
       }
       if (!(err instanceof ConnectionLossError)) throw err;

@@ -33,8 +33,8 @@ export class QueueIterator<T> implements AsyncIterableIterator<QueueItem<T>> {
       try {
         await previous?.complete();
         const item = await this.#take(this.#signal);
-        if (this.#done) {
-          await item.release(); // return() came first
+        if (this.#done && item.held) {
+          await item.release(); // return() came first: give it back (an item taken without a lock path is handed over all the same)
           return { done: true, value: undefined };
         }
         this.#current = item;
