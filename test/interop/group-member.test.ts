@@ -3,14 +3,15 @@
  * (java/CuratorGroupParticipant.java) and Node members (sessions of the test process) join one
  * group; every member, of either language, must see every member with its payload, payload
  * changes must cross in both directions, and a Java member whose process is killed must leave
- * every Node view (its session expiring). Negative control: a Node member written the way a
+ * every Node view (its session expiring), and a Node member on a RenewingClient is back in Java's
+ * view after its session expires. Negative control: a Node member written the way a
  * hand-rolled membership often is (an ephemeral-sequential `<id>-<seq>` node) is not the member
  * Java sees, and the same view check fails.
  */
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
-import { CreateMode, type ZooKeeper } from '@zk/protocol';
-import { GroupMember } from '@zk/locks';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CreateMode } from '@zk/protocol';
+import { GroupMember, RenewingClient } from '@zk/locks';
 import { connectString, type TestSpace } from '../harness/fixtures.js';
 import { curatorMissing, type CompiledJava } from '../harness/java.js';
 import { waitFor } from '../harness/index.js';
@@ -25,6 +26,8 @@ const missing = curatorMissing();
 
 let compiled: CompiledJava | undefined;
 let space: TestSpace;
+/** The RenewingClients of the running test (closed after it, before the space's teardown checks). */
+const renewing = new Set<RenewingClient>();
 
 type View = Record<string, string>; // id -> payload as hex
 
@@ -66,14 +69,18 @@ function mismatches(views: Record<string, View>, expected: View): string[] {
     .map(([who, got]) => `${who} sees ${got}`);
 }
 
-/** Views of 3 Java + 3 Node members; `naiveThird` writes the third Node member as a hand-rolled sequential node. */
+/**
+ * Views of 3 Java + 3 Node members (the third Node one on a RenewingClient); `naiveThird` writes
+ * the third Node member as a hand-rolled sequential node instead.
+ */
 async function sixMembers(naiveThird: boolean) {
   const javas = await Promise.all(['j1', 'j2', 'j3'].map((id) => java(id, `java ${id}`)));
-  const clients = await Promise.all([1, 2, 3].map(() => space.client()));
+  const clients = await Promise.all([1, 2].map(() => space.client()));
   const nodes = [0, 1].map((i) => new GroupMember(clients[i]!, GROUP, `n${i + 1}`, { payload: `node n${i + 1}` }));
-  let third: GroupMember | undefined;
-  if (naiveThird) await (clients[2] as ZooKeeper).create(`${GROUP}/n3-`, 'node n3', { mode: CreateMode.EPHEMERAL_SEQUENTIAL });
-  else nodes.push((third = new GroupMember(clients[2]!, GROUP, 'n3', { payload: 'node n3' })));
+  const sessions = new RenewingClient(() => space.client());
+  renewing.add(sessions);
+  if (naiveThird) await (await sessions.client()).create(`${GROUP}/n3-`, 'node n3', { mode: CreateMode.EPHEMERAL_SEQUENTIAL });
+  else nodes.push(new GroupMember(sessions, GROUP, 'n3', { payload: 'node n3' }));
   await Promise.all(nodes.map((m) => m.start()));
   const ids = ['j1', 'j2', 'j3', 'n1', 'n2', 'n3'];
   const expected: View = Object.fromEntries(ids.map((id) => [id, hex(`${id[0] === 'j' ? 'java' : 'node'} ${id}`)]));
@@ -83,16 +90,20 @@ async function sixMembers(naiveThird: boolean) {
     ...javas.map(async (p, i) => (views[`j${i + 1}`] = await javaView(p, ids, naiveThird ? `until-size ${ids.length}` : undefined))),
     ...nodes.map(async (m) => (views[m.id] = await untilNodeView(m, ids, naiveThird))),
   ]);
-  return { javas, nodes, third, expected, views, ids };
+  return { javas, nodes, sessions, expected, views, ids };
 }
 
 describe.skipIf(missing !== undefined)(`interop - Curator 5 GroupMember and GroupMember in one group${missing ? ` (skipped: ${missing})` : ''}`, () => {
   interopHooks([JAVA_SOURCE], { compiled: (c) => (compiled = c), space: (s) => (space = s) });
+  afterEach(async () => {
+    for (const sessions of renewing) await sessions.close();
+    renewing.clear();
+  });
 
   it('3 Java + 3 Node members: every view has all 6 with their payloads; payload changes cross both ways; a killed Java member leaves every Node view', async () => {
-    const { javas, nodes, expected, views, ids } = await sixMembers(false);
+    const { javas, nodes, sessions, expected, views, ids } = await sixMembers(false);
     const entries = Object.values(views).reduce((n, v) => n + Object.keys(v).length, 0);
-    console.log(`interop group: ${Object.keys(views).length} views x ${ids.length} members = ${entries} entries, ${Object.values(views).filter((v) => Object.keys(v).some((id) => id.startsWith('j'))).length} views with Java members`);
+    console.log(`interop group: ${Object.keys(views).filter((w) => w.startsWith('j')).length} Java views + ${Object.keys(views).filter((w) => w.startsWith('n')).length} Node views, ${ids.length} members each = ${entries} entries`);
     expect(mismatches(views, expected)).toEqual([]);
     expect(entries).toBe(36);
 
@@ -113,6 +124,16 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 GroupMember and Grou
     console.log(`interop group: killed j3 left the Node views after ${(performance.now() - killedAt).toFixed(0)} ms (session timeout ${JAVA_SESSION_MS})`);
     for (const v of after) expect(Object.keys(v).sort()).toEqual(remaining);
     expect(Object.keys(await javaView(javas[0]!, remaining)).sort()).toEqual(remaining);
+
+    // a Node member whose session expires is back, under its next session, in Java's view
+    const expiredOwner = sessions.current!.sessionId;
+    await space.expire(sessions.current!);
+    const back = await waitFor('n3 back under a new session', async () => {
+      const stat = await (await space.admin()).exists(`${space.root}${GROUP}/n3`);
+      return stat && stat.ephemeralOwner !== expiredOwner ? stat : undefined;
+    }, 10_000, 10);
+    expect(back.ephemeralOwner).toBe(sessions.current!.sessionId);
+    expect((await javaView(javas[0]!, remaining))['n3']).toBe(hex('node n3'));
 
     for (const p of javas.slice(0, 2)) p.send('quit');
     await Promise.all(javas.slice(0, 2).map((p) => p.exited));
