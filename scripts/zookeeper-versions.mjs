@@ -96,14 +96,16 @@ function manifestFor(line, dir) {
     return { line, version: zk.version, server: [...own, ...slf4j], client: [...own, join(SYSTEM, 'slf4j-api.jar')], curator: undefined, systemProperties: { 'zookeeper.jmx.log4j.disable': 'true' } };
   }
   const curator = versionOf(jars, 'curator-recipes');
-  const curatorJars = curator ? ['curator-recipes', 'curator-framework', 'curator-client'].map((p) => join(jars, versionOf(jars, p).name)) : [];
+  // Client, framework, recipes in that order, after the line's ZooKeeper jars: each jar's manifest
+  // names the system's (5.4, 3.8) jars, which the JVM searches right after the jar naming them.
+  const curatorJars = curator ? ['curator-client', 'curator-framework', 'curator-recipes'].map((p) => join(jars, versionOf(jars, p).name)) : [];
   return {
     line,
     version: zk.version,
     server: [...own, ...serverExtras()],
     client: [...own, join(SYSTEM, 'netty-handler.jar')],
     curator: curator
-      ? { version: curator.version, classpath: [...curatorJars, ...own, join(SYSTEM, 'netty-handler.jar')], discovery: discoveryClasspath(versionOf(jars, 'curator-x-discovery') && join(jars, versionOf(jars, 'curator-x-discovery').name)) }
+      ? { version: curator.version, classpath: [...own, ...curatorJars, join(SYSTEM, 'netty-handler.jar')], discovery: discoveryClasspath(versionOf(jars, 'curator-x-discovery') && join(jars, versionOf(jars, 'curator-x-discovery').name)) }
       : undefined,
     systemProperties: {},
   };
@@ -122,17 +124,25 @@ function apt(args, state) {
   return spawnSync('apt-get', [...options, ...args], { cwd: join(state, 'debs'), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-/** True when a cached line lacks a package the line now lists (added since it was fetched): it is fetched again. */
-function missingPackages(spec, dir) {
-  const have = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')).packages ?? [];
-  return spec.packages.some((p) => !have.some((deb) => deb.startsWith(`${p}_`)));
+/**
+ * The manifest layout: 2 since the Curator classpath puts the line's jars before those whose
+ * manifests name the system's (before, Curator 5.7.1's recipes ran on 5.4's framework and client
+ * and 3.8's ZooKeeper client classes).
+ */
+const LAYOUT = 2;
+
+/** True when a cached line was made by an older layout, or lacks a package the line now lists: it is fetched again. */
+function stale(spec, dir) {
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+  const have = manifest.packages ?? [];
+  return manifest.layout !== LAYOUT || spec.packages.some((p) => !have.some((deb) => deb.startsWith(`${p}_`)));
 }
 
 /** Downloads and unpacks a line's packages into its cache directory (atomically: a temp dir renamed). */
 function fetchLine(line) {
   const spec = LINES[line];
   const dir = join(cacheRoot(), line);
-  if (existsSync(join(dir, 'manifest.json')) && !missingPackages(spec, dir)) return dir;
+  if (existsSync(join(dir, 'manifest.json')) && !stale(spec, dir)) return dir;
   if (spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status !== 0 || spawnSync('dpkg', ['--version'], { stdio: 'ignore' }).status !== 0) {
     throw new Error(`ZooKeeper ${line} comes from Debian's archive (suite ${spec.suite}) through apt-get and dpkg, which this machine does not have; set ZOOKEEPER_HOME to an unpacked Apache ZooKeeper ${line} release instead`);
   }
@@ -153,7 +163,7 @@ function fetchLine(line) {
       const x = spawnSync('dpkg', ['-x', join(state, 'debs', deb), temp], { encoding: 'utf8' });
       if (x.status !== 0) throw new Error(`dpkg -x ${deb} failed: ${x.stderr}`);
     }
-    const manifest = { ...manifestFor(line, temp), packages: debs };
+    const manifest = { ...manifestFor(line, temp), packages: debs, layout: LAYOUT };
     rmSync(state, { recursive: true, force: true });
     // Paths in the manifest point into the final directory.
     writeFileSync(join(temp, 'manifest.json'), JSON.stringify(manifest, null, 2).replaceAll(temp, dir) + '\n');

@@ -70,13 +70,16 @@ export class Registrar {
   }
 
   /**
-   * After a create failed without an answer (the connection dropped), deletes in the background
-   * the ephemeral node it may have made, once connected: only when it is this session's own
-   * (ephemeralOwner), so someone else's instance of the same id is left alone. A persistent or
-   * sequential node of an unanswered create stays (its owner cannot be told).
+   * After a create whose outcome is unknown (the connection dropped, its timeout passed, its signal
+   * aborted: the request may still be applied), deletes in the background the ephemeral node it
+   * may have made, once connected: only when it is this session's own (ephemeralOwner), so someone
+   * else's instance of the same id is left alone. The session answers in order, so the `exists`
+   * is answered after the create. A persistent or sequential node of such a create stays (its
+   * owner or name cannot be told).
    */
   sweepUnanswered(zk: ZooKeeper, instance: ServiceInstance, err: unknown): void {
-    if (!(err instanceof ZooKeeperError && err.isRetryable) || instance.serviceType !== 'DYNAMIC') return;
+    const unknown = err instanceof ZooKeeperError ? err.isRetryable : !(err instanceof InvalidArgumentError);
+    if (!unknown || instance.serviceType !== 'DYNAMIC') return;
     const path = this.instancePath(instance.name, instance.id);
     void (async () => {
       await connected(zk);
