@@ -136,6 +136,34 @@ describe('acl - a Mutex under CREATOR_ALL_ACL', () => {
   });
 });
 
+describe('acl - a waiter whose node an intruder deletes (world ACL)', () => {
+  // The waiter takes the lock on its predecessor's deletion without listing the queue again; it
+  // watches its own node in the same round trip, and its deletion (notified first: notifications
+  // come in zxid order) ends the wait. Without that watch the waiter would be handed a lease
+  // whose node is gone (its lease then lost one round trip later, at the first own-node check).
+  it('acl - its acquire fails with LeaseLostError when its turn comes: no lease without a node', async () => {
+    const [zk, zk2, intruder] = await Promise.all([owner(), owner(), space.client()]);
+    const lease = await new Mutex(zk, '/locks/waiter').acquire();
+    const holds: unknown[] = [];
+    const waiting = new Mutex(zk2, '/locks/waiter').acquire({ timeout: 30_000 }).then((l) => (holds.push(l), l));
+    const queue = await waitFor('the waiter to queue', async () => {
+      const c = await zk.getChildren('/locks/waiter');
+      return c.length === 2 ? c.sort((a, b) => a.slice(-10).localeCompare(b.slice(-10))) : undefined;
+    }, 10_000, 10);
+    await intruder.delete(`/locks/waiter/${queue[1]}`);
+    await lease.release();
+    const error = await waiting.then(
+      (l) => l,
+      (e: unknown) => e,
+    );
+    expect(holds).toEqual([]);
+    expect(error).toBeInstanceOf(LeaseLostError);
+    expect((error as Error).message).toContain('is gone');
+    expect(await zk.getChildren('/locks/waiter')).toEqual([]);
+    expect(zk2.watchCount).toBe(0);
+  });
+});
+
 describe('acl - the other recipes under CREATOR_ALL_ACL', () => {
   it('acl - ExclusiveLock and ReadWriteLock: an intruder can neither take them nor delete the holder\'s node', async () => {
     const zk = await owner();

@@ -109,9 +109,10 @@ describe('LeaderLatch', () => {
     const latches = clients.map((zk, i) => new LeaderLatch(zk, '/election/herd', { id: `p${i}` }));
     for (const latch of latches) latch.start();
     await waitFor('all queued', async () => (await nodes('/election/herd')).length === 10 || undefined);
-    // And watching: each waits on its predecessor, the leader on its own node (a participant whose
-    // predecessor is gone before its watch is set needs no wake-up, which would fail the count).
-    await waitFor('all watching', () => clients.every((zk) => zk.watchCount === 1) || undefined, 10_000, 5);
+    // And watching: each waits on its predecessor (the next in line on its own node too), the
+    // leader on its own node (a participant whose predecessor is gone before its watch is set
+    // needs no wake-up, which would fail the count).
+    await waitFor('all watching', () => clients.reduce((n, zk) => n + zk.watchCount, 0) === 1 + 2 + 8 || undefined, 10_000, 5);
     const sessions = new Set(clients.map((zk) => zk.sessionId));
     for (let change = 0; change < 5; change++) {
       const leader = await theLeader(latches);

@@ -167,7 +167,11 @@ async function waitForTurn(spec: AcquireSpec, attempt: Attempt, node: HeldNode, 
       if (decision.kind === 'holds') return;
       if (decision.kind === 'lost') throw new LeaseLostError(path, `our lock node ${node.nodePath} is gone (session expired, or deleted by someone else)`, { cause: new NoNodeError(undefined, { path: node.nodePath }) });
       if (attempt.expired) throw attempt.timeoutError();
-      const event = await waitForDeletion(zk, attempt, `${path}/${decision.node}`);
+      // Taking the lock on the predecessor's deletion alone (no listing) needs our own node to be
+      // there still: it is watched too, and its deletion, notified before the predecessor's
+      // (notifications come in zxid order), ends the wait.
+      const event = await waitForDeletion(zk, attempt, `${path}/${decision.node}`, decision.thenHolds ? node.nodePath : undefined);
+      if (event === 'lost') throw new LeaseLostError(path, `our lock node ${node.nodePath} is gone (session expired, or deleted by someone else)`, { cause: new NoNodeError(undefined, { path: node.nodePath }) });
       if (event === 'deleted' && decision.thenHolds) return;
     } catch (err) {
       if (!(err instanceof ConnectionLossError)) throw err;
@@ -179,28 +183,51 @@ async function waitForTurn(spec: AcquireSpec, attempt: Attempt, node: HeldNode, 
 
 /**
  * Watches `target` with getData (a node already gone leaves no watch behind, unlike exists) and
- * waits for its event, or the end of the attempt. Leaves no watch behind when it throws.
+ * waits for its event, or the end of the attempt. Leaves no watch behind when it throws. With
+ * `own`, our node is watched too, in the same round trip: `'lost'` when it is gone or deleted
+ * first. Its watch is dropped locally on return; the server's stays until our node changes,
+ * which holding or deleting it makes harmless (the lease watches the node itself).
  */
-async function waitForDeletion(zk: ZooKeeper, attempt: Attempt, target: string): Promise<'deleted' | 'changed' | 'gone'> {
+async function waitForDeletion(zk: ZooKeeper, attempt: Attempt, target: string, own?: string): Promise<'deleted' | 'changed' | 'gone' | 'lost'> {
   let onEvent!: (e: WatchedEvent) => void;
-  const event = new Promise<'deleted' | 'changed'>((resolve) => (onEvent = (e) => resolve(e.type === 'NodeDeleted' ? 'deleted' : 'changed')));
+  // An event of our own node: 'lost' when deleted, 'ours' otherwise (the target's watch is then still set).
+  const event = new Promise<'deleted' | 'changed' | 'lost' | 'ours'>((resolve) => (onEvent = (e) => resolve(e.path === own ? (e.type === 'NodeDeleted' ? 'lost' : 'ours') : e.type === 'NodeDeleted' ? 'deleted' : 'changed')));
   const watched = zk.getData(target, { watch: onEvent });
+  const ownWatched = own === undefined ? undefined : zk.getData(own, { watch: onEvent });
+  ownWatched?.catch(() => undefined); // handled below, once the target's reply is in
   try {
-    await attempt.race(watched);
-  } catch (err) {
-    if (err instanceof NoNodeError) return 'gone';
-    // Cut off or stopped before the reply: drop the registration whenever the reply comes.
-    watched.then(
-      () => unwatch(zk, target, onEvent),
-      () => zk.removeLocalWatch('data', target, onEvent),
-    );
-    throw err;
-  }
-  try {
-    return await attempt.race(event);
-  } catch (err) {
-    await unwatch(zk, target, onEvent);
-    throw err;
+    try {
+      await attempt.race(watched);
+    } catch (err) {
+      if (err instanceof NoNodeError) return 'gone';
+      // Cut off or stopped before the reply: drop the registration whenever the reply comes.
+      watched.then(
+        () => unwatch(zk, target, onEvent),
+        () => zk.removeLocalWatch('data', target, onEvent),
+      );
+      throw err;
+    }
+    if (ownWatched !== undefined) {
+      try {
+        await attempt.race(ownWatched);
+      } catch (err) {
+        await unwatch(zk, target, onEvent);
+        if (err instanceof NoNodeError) return 'lost';
+        throw err;
+      }
+    }
+    let result: 'deleted' | 'changed' | 'lost' | 'ours';
+    try {
+      result = await attempt.race(event);
+    } catch (err) {
+      await unwatch(zk, target, onEvent);
+      throw err;
+    }
+    if (result === 'deleted' || result === 'changed') return result;
+    await unwatch(zk, target, onEvent); // the target's watch has not fired
+    return result === 'lost' ? 'lost' : 'changed';
+  } finally {
+    if (own !== undefined) ownWatched!.finally(() => zk.removeLocalWatch('data', own, onEvent)).catch(() => undefined);
   }
 }
 
