@@ -18,11 +18,11 @@
  * subscription.
  */
 import { ClientClosedError, InvalidArgumentError, SessionExpiredError, validatePath, type SessionState, type Stat, type ZooKeeper } from '../index.js';
-import { AsyncQueue } from '../util/queue.js';
 import { raceAbort, validateTimeout } from '../util/abort.js';
 import { TreeCache } from './tree-cache.js';
 import type { CachedNode, NodeChange } from './node-table.js';
 import { deferred } from './helpers.js';
+import { EventHub } from './event-hub.js';
 
 /** A cached node as Curator's `ChildData` has it: its full path, Stat, and data (unless the cache keeps no data). */
 export interface ChildData {
@@ -49,14 +49,6 @@ export interface CacheStartOptions {
   timeout?: number;
 }
 
-/** What a recipe does with the tree cache's changes. */
-export interface LevelPolicy<E> {
-  /** A change of a cached node; `loading` while it belongs to the initial set. Returns the event to report, if any. */
-  change(change: NodeChange, loading: boolean): E | undefined;
-  /** The initial set is loaded (its changes were all passed to `change`): an event to report, if any. */
-  loaded(): E | undefined;
-}
-
 /** Converts a cached node into ChildData, without its data when `cacheData` is false. */
 export function childData(node: CachedNode, cacheData: boolean): ChildData {
   return { path: node.path, stat: node.stat, data: cacheData ? node.data : undefined };
@@ -76,14 +68,15 @@ export function validateStartOptions(options: CacheStartOptions): void {
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new InvalidArgumentError('signal', 'must be an AbortSignal');
 }
 
-/** One level (or one node) of the tree, with its events, listeners and streams. */
-export class LevelCache<E> {
+/**
+ * One level (or one node) of the tree, with its events, listeners and streams: the base of
+ * `NodeCache` and `PathChildrenCache`, which say what each change of the tree cache reports.
+ */
+export abstract class LevelCache<E> implements AsyncDisposable {
   readonly #zk: ZooKeeper;
   readonly #path: string;
   readonly #maxDepth: 0 | 1;
-  readonly #policy: LevelPolicy<E | ConnectionEvent>;
-  readonly #listeners = new Set<(event: E | ConnectionEvent) => void>();
-  readonly #streams = new Set<AsyncQueue<E | ConnectionEvent>>();
+  readonly #hub = new EventHub<E | ConnectionEvent>();
   #tree: TreeCache | undefined;
   #offState: (() => void) | undefined;
   #signal: AbortSignal | undefined;
@@ -94,48 +87,60 @@ export class LevelCache<E> {
   #closing: Promise<void> | undefined;
   readonly #done = deferred<void>();
 
-  constructor(zk: ZooKeeper, path: string, maxDepth: 0 | 1, policy: LevelPolicy<E | ConnectionEvent>) {
+  protected constructor(zk: ZooKeeper, path: string, maxDepth: 0 | 1) {
     this.#zk = zk;
     this.#path = path;
     this.#maxDepth = maxDepth;
-    this.#policy = policy;
     this.#done.promise.catch(() => undefined); // a rejection nobody awaits is not an unhandled one
   }
 
+  /** A change of a cached node (`loading` while it belongs to the initial set): applies it, and returns the event to report, if any. */
+  protected abstract changed(change: NodeChange, loading: boolean): E | undefined;
+
+  /** The initial set is loaded (every change of it was passed to `changed`): the event to report, if any. */
+  protected abstract loaded(): E | undefined;
+
+  /** The watched path. */
   get path(): string {
     return this.#path;
   }
 
-  get done(): Promise<void> {
-    return this.#done.promise;
-  }
-
-  /** True once started, while current: loaded, connected and not re-reading. */
+  /** True while current: started, loaded, connected and not re-reading after a reconnect. */
   get synced(): boolean {
     return !this.#ended && this.#tree?.synced === true;
   }
 
+  /** Settles when the cache ends: resolves after `close`, rejects with the error that ended it otherwise (a failed start included). */
+  get done(): Promise<void> {
+    return this.#done.promise;
+  }
+
+  /** Adds a listener of every event from now on (called synchronously once the snapshot has the change; a throw is ignored); returns a function that removes it. */
   onEvent(listener: (event: E | ConnectionEvent) => void): () => void {
-    if (typeof listener !== 'function') throw new InvalidArgumentError('listener', 'must be a function');
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#hub.listen(listener);
   }
 
+  /**
+   * The events from now on as an async iterable. Ending the loop or aborting `signal`
+   * unsubscribes. Ends when the cache is closed; fails with the error that ended it.
+   */
   events(options: { signal?: AbortSignal } = {}): AsyncIterableIterator<E | ConnectionEvent> {
-    const queue: AsyncQueue<E | ConnectionEvent> = new AsyncQueue<E | ConnectionEvent>({ signal: options.signal, onReturn: () => this.#streams.delete(queue) });
-    if (this.#ended) {
-      this.#done.promise.then(
-        () => queue.end(),
-        (err: unknown) => queue.fail(err),
-      );
-    } else {
-      this.#streams.add(queue);
-    }
-    return queue;
+    return this.#hub.stream(options.signal);
   }
 
-  /** Registers the watch, loads the level and reports it as the policy says; resolves once the initial set is reported. */
-  async start(options: CacheStartOptions, op: string): Promise<void> {
+  /** Stops: removes the watch (on the server too when connected), waits for reads in flight, ends the streams. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= this.#end(undefined);
+    return this.#closing;
+  }
+
+  /** `await using cache = ...` closes it at the end of the scope. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  /** Registers the watch, loads the level and reports it as `changed` and `loaded` say; resolves once the initial set is reported. */
+  protected async startCache(options: CacheStartOptions, op: string): Promise<void> {
     validateStartOptions(options);
     if (this.#started) throw new InvalidArgumentError('start', `${op} can be started only once`);
     if (this.#ended) throw new ClientClosedError(`${op}: the cache was closed`);
@@ -169,7 +174,7 @@ export class LevelCache<E> {
     await loaded.promise;
   }
 
-  /** Applies the tree cache's events (the snapshot first, then each change) through the policy. */
+  /** Applies the tree cache's events (the snapshot first, then each change) through `changed`. */
   async #pump(tree: TreeCache, loaded: () => void): Promise<void> {
     let loading = true;
     try {
@@ -177,20 +182,20 @@ export class LevelCache<E> {
         if (this.#ended) break;
         if (event.type === 'initialized') {
           loading = false;
-          const out = this.#policy.loaded();
-          if (out) this.#emit(out);
+          const out = this.loaded();
+          if (out) this.#hub.emit(out);
           loaded();
           continue;
         }
         if (event.type === 'created' || event.type === 'changed' || event.type === 'deleted') {
-          const out = this.#policy.change(event, loading);
-          if (out) this.#emit(out);
+          const out = this.changed(event, loading);
+          if (out) this.#hub.emit(out);
         }
       }
       loaded();
     } catch (err) {
       loaded();
-      if (err instanceof SessionExpiredError && this.#connection !== 'CONNECTION_LOST') this.#emit({ type: 'CONNECTION_LOST' });
+      if (err instanceof SessionExpiredError && this.#connection !== 'CONNECTION_LOST') this.#hub.emit({ type: 'CONNECTION_LOST' });
       await this.#end(err instanceof Error ? err : new Error(String(err)));
     }
   }
@@ -202,7 +207,7 @@ export class LevelCache<E> {
     const report = (type: ConnectionEvent['type']) => {
       if (this.#connection === type) return;
       this.#connection = type;
-      this.#emit({ type });
+      this.#hub.emit({ type });
     };
     switch (state) {
       case 'suspended':
@@ -222,35 +227,15 @@ export class LevelCache<E> {
     }
   };
 
-  #emit(event: E | ConnectionEvent): void {
-    for (const listener of [...this.#listeners]) {
-      try {
-        listener(event);
-      } catch {
-        // a throwing listener must not stop the others or the cache
-      }
-    }
-    for (const stream of this.#streams) stream.push(event);
-  }
-
-  close(): Promise<void> {
-    this.#closing ??= this.#end(undefined);
-    return this.#closing;
-  }
-
   /** Ends the cache: `error` undefined for close(). Removes the watch (the tree cache's close). */
   async #end(error: Error | undefined): Promise<void> {
     if (this.#ended) return;
     this.#ended = true;
+    this.#hub.ending(this.#done.promise);
     this.#offState?.();
     this.#signal?.removeEventListener('abort', this.#onAbort);
     await this.#tree?.close();
-    this.#listeners.clear();
-    for (const stream of this.#streams) {
-      if (error) stream.fail(error);
-      else stream.end();
-    }
-    this.#streams.clear();
+    this.#hub.finish(error);
     if (error) this.#done.reject(error);
     else this.#done.resolve();
   }

@@ -56,18 +56,14 @@ export interface NodeCacheStartOptions extends CacheStartOptions {
  * console.log(cache.currentData()?.data?.toString());
  * ```
  */
-export class NodeCache implements AsyncDisposable {
-  readonly #engine: LevelCache<NodeCacheEvent>;
+export class NodeCache extends LevelCache<NodeCacheEvent> {
   #current: ChildData | undefined;
   #buildInitial = false;
 
   /** Makes the cache (nothing is sent until {@link NodeCache.start | start}); refuses bad input with an InvalidArgumentError. */
   constructor(zk: ZooKeeper, path: string) {
     validateCacheArgs(zk, path, undefined);
-    this.#engine = new LevelCache<NodeCacheEvent>(zk, path, 0, {
-      change: (change, loading) => this.#change(change, loading),
-      loaded: () => undefined,
-    });
+    super(zk, path, 0);
   }
 
   /**
@@ -78,7 +74,7 @@ export class NodeCache implements AsyncDisposable {
   async start(options: NodeCacheStartOptions = {}): Promise<void> {
     if (options?.buildInitial !== undefined && typeof options.buildInitial !== 'boolean') throw new InvalidArgumentError('buildInitial', 'must be a boolean');
     this.#buildInitial = options?.buildInitial ?? false;
-    await this.#engine.start(options, 'NodeCache');
+    await this.startCache(options, 'NodeCache');
   }
 
   /** Makes a cache and starts it: `await using cache = await NodeCache.open(zk, path, { buildInitial: true })`. */
@@ -88,51 +84,19 @@ export class NodeCache implements AsyncDisposable {
     return cache;
   }
 
-  /** The watched node's path. */
-  get path(): string {
-    return this.#engine.path;
-  }
-
-  /** True while current: started, loaded, connected and not re-reading after a reconnect. */
-  get synced(): boolean {
-    return this.#engine.synced;
-  }
-
-  /** Settles when the cache ends: resolves after {@link NodeCache.close | close}, rejects with the error that ended it otherwise. */
-  get done(): Promise<void> {
-    return this.#engine.done;
-  }
-
   /** The node as last read (path, Stat, data), or `undefined` when it does not exist (Curator's `getCurrentData()`). */
   currentData(): ChildData | undefined {
     return this.#current;
   }
 
-  /** Adds a listener of every event from now on; returns a function that removes it. */
-  onEvent(listener: NodeCacheListener): () => void {
-    return this.#engine.onEvent(listener);
+  /** Nothing more to report once loaded. */
+  protected loaded(): undefined {
+    return undefined;
   }
 
-  /**
-   * The events from now on as an async iterable. Ending the loop or aborting `signal`
-   * unsubscribes. Ends when the cache is closed; fails with the error that ended it.
-   */
-  events(options: { signal?: AbortSignal } = {}): AsyncIterableIterator<NodeCacheEvent> {
-    return this.#engine.events(options);
-  }
-
-  /** Stops: removes the watch, waits for reads in flight, ends the streams. Idempotent. */
-  close(): Promise<void> {
-    return this.#engine.close();
-  }
-
-  /** `await using cache = ...` closes it at the end of the scope. */
-  async [Symbol.asyncDispose](): Promise<void> {
-    await this.close();
-  }
-
-  #change(change: NodeChange, loading: boolean): NodeCacheEvent | undefined {
-    if (change.path !== this.#engine.path) return undefined;
+  /** A change of the node: applied, and reported (except the initial load with `buildInitial`). */
+  protected changed(change: NodeChange, loading: boolean): NodeCacheEvent | undefined {
+    if (change.path !== this.path) return undefined;
     const silent = loading && this.#buildInitial;
     switch (change.type) {
       case 'created':

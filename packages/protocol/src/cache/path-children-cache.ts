@@ -78,21 +78,17 @@ const MODES: readonly StartMode[] = ['NORMAL', 'BUILD_INITIAL_CACHE', 'POST_INIT
  * console.log(cache.currentData().map((c) => c.path));
  * ```
  */
-export class PathChildrenCache implements AsyncDisposable {
+export class PathChildrenCache extends LevelCache<PathChildrenCacheEvent> {
   readonly #cacheData: boolean;
   readonly #children = new Map<string, ChildData>();
-  readonly #engine: LevelCache<PathChildrenCacheEvent>;
   #mode: StartMode = 'NORMAL';
 
   /** Makes the cache (nothing is sent until {@link PathChildrenCache.start | start}); refuses bad input with an InvalidArgumentError. */
   constructor(zk: ZooKeeper, path: string, options: PathChildrenCacheOptions = {}) {
     validateCacheArgs(zk, path, options);
     if (options.cacheData !== undefined && typeof options.cacheData !== 'boolean') throw new InvalidArgumentError('cacheData', 'must be a boolean');
+    super(zk, path, 1);
     this.#cacheData = options.cacheData ?? true;
-    this.#engine = new LevelCache<PathChildrenCacheEvent>(zk, path, 1, {
-      change: (change, loading) => this.#change(change, loading),
-      loaded: () => (this.#mode === 'POST_INITIALIZED_EVENT' ? { type: 'INITIALIZED', initialData: this.currentData() } : undefined),
-    });
   }
 
   /**
@@ -103,7 +99,7 @@ export class PathChildrenCache implements AsyncDisposable {
   async start(options: PathChildrenCacheStartOptions = {}): Promise<void> {
     if (options?.mode !== undefined && !MODES.includes(options.mode)) throw new InvalidArgumentError('mode', `must be one of ${MODES.join(', ')}`);
     this.#mode = options?.mode ?? 'NORMAL';
-    await this.#engine.start(options, 'PathChildrenCache');
+    await this.startCache(options, 'PathChildrenCache');
   }
 
   /** Makes a cache and starts it: `await using cache = await PathChildrenCache.open(zk, path, { mode: 'BUILD_INITIAL_CACHE' })`. */
@@ -111,21 +107,6 @@ export class PathChildrenCache implements AsyncDisposable {
     const cache = new PathChildrenCache(zk, path, options);
     await cache.start(options);
     return cache;
-  }
-
-  /** The watched path (the parent of the cached children). */
-  get path(): string {
-    return this.#engine.path;
-  }
-
-  /** True while current: started, loaded, connected and not re-reading after a reconnect. */
-  get synced(): boolean {
-    return this.#engine.synced;
-  }
-
-  /** Settles when the cache ends: resolves after {@link PathChildrenCache.close | close}, rejects with the error that ended it otherwise. */
-  get done(): Promise<void> {
-    return this.#engine.done;
   }
 
   /** The cached children, sorted by path (Curator's `getCurrentData()`). */
@@ -138,31 +119,14 @@ export class PathChildrenCache implements AsyncDisposable {
     return this.#children.get(fullPath);
   }
 
-  /** Adds a listener of every event from now on; returns a function that removes it. */
-  onEvent(listener: PathChildrenCacheListener): () => void {
-    return this.#engine.onEvent(listener);
+  /** The initial set as `INITIALIZED`, in `POST_INITIALIZED_EVENT` mode. */
+  protected loaded(): PathChildrenCacheEvent | undefined {
+    return this.#mode === 'POST_INITIALIZED_EVENT' ? { type: 'INITIALIZED', initialData: this.currentData() } : undefined;
   }
 
-  /**
-   * The events from now on as an async iterable. Ending the loop or aborting `signal`
-   * unsubscribes. Ends when the cache is closed; fails with the error that ended it.
-   */
-  events(options: { signal?: AbortSignal } = {}): AsyncIterableIterator<PathChildrenCacheEvent> {
-    return this.#engine.events(options);
-  }
-
-  /** Stops: removes the watch, waits for reads in flight, ends the streams. Idempotent. */
-  close(): Promise<void> {
-    return this.#engine.close();
-  }
-
-  /** `await using cache = ...` closes it at the end of the scope. */
-  async [Symbol.asyncDispose](): Promise<void> {
-    await this.close();
-  }
-
-  #change(change: NodeChange, loading: boolean): PathChildrenCacheEvent | undefined {
-    if (change.path === this.#engine.path) return undefined; // the parent itself is not a child
+  /** A change of the parent or a child: children's changes are applied and reported (except the initial set in `BUILD_INITIAL_CACHE` mode). */
+  protected changed(change: NodeChange, loading: boolean): PathChildrenCacheEvent | undefined {
+    if (change.path === this.path) return undefined; // the parent itself is not a child
     const silent = loading && this.#mode === 'BUILD_INITIAL_CACHE';
     switch (change.type) {
       case 'created': {

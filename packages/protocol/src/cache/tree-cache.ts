@@ -27,11 +27,11 @@ import {
   type WatchedEvent,
   type ZooKeeper,
 } from '../index.js';
-import { AsyncQueue } from '../util/queue.js';
 import { raceAbort, validateTimeout } from '../util/abort.js';
 import { childPath, NodeTable, type CachedNode, type NodeChange } from './node-table.js';
 import { OrderedReads, type NodeRead } from './ordered-reads.js';
 import { byDepth, deferred, isConnected, parentOf } from './helpers.js';
+import { EventHub } from './event-hub.js';
 import type { TreeCacheEvent, TreeCacheListener, TreeCacheOptions } from './events.js';
 
 export type { CachedNode, NodeChange } from './node-table.js';
@@ -69,8 +69,7 @@ export class TreeCache implements AsyncDisposable {
   readonly #zk: ZooKeeper;
   readonly #table: NodeTable;
   readonly #reads: OrderedReads;
-  readonly #listeners = new Set<TreeCacheListener>();
-  readonly #streams = new Set<AsyncQueue<TreeCacheEvent>>();
+  readonly #hub = new EventHub<TreeCacheEvent>();
   readonly #signal: AbortSignal | undefined;
   /** The deepest level cached, below the root (Infinity: the whole subtree). */
   readonly #maxDepth: number;
@@ -177,9 +176,7 @@ export class TreeCache implements AsyncDisposable {
 
   /** Adds a listener of every event from now on; returns a function that removes it. */
   onEvent(listener: TreeCacheListener): () => void {
-    if (typeof listener !== 'function') throw new InvalidArgumentError('listener', 'must be a function');
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#hub.listen(listener);
   }
 
   /**
@@ -189,20 +186,12 @@ export class TreeCache implements AsyncDisposable {
    * Events queue while the loop is busy.
    */
   events(options: { signal?: AbortSignal; replay?: boolean } = {}): AsyncIterableIterator<TreeCacheEvent> {
-    const queue: AsyncQueue<TreeCacheEvent> = new AsyncQueue<TreeCacheEvent>({ signal: options.signal, onReturn: () => this.#streams.delete(queue) });
+    const replay: TreeCacheEvent[] = [];
     if (options.replay) {
-      for (const node of this.#table.nodes()) queue.push({ type: 'created', path: node.path, node });
-      queue.push({ type: 'initialized', size: this.#table.size });
+      for (const node of this.#table.nodes()) replay.push({ type: 'created', path: node.path, node });
+      replay.push({ type: 'initialized', size: this.#table.size });
     }
-    if (this.#ended) {
-      this.#done.promise.then(
-        () => queue.end(),
-        (err: unknown) => queue.fail(err),
-      );
-    } else {
-      this.#streams.add(queue);
-    }
-    return queue;
+    return this.#hub.stream(options.signal, replay);
   }
 
   /**
@@ -412,20 +401,14 @@ export class TreeCache implements AsyncDisposable {
   }
 
   #emit(event: TreeCacheEvent): void {
-    for (const listener of [...this.#listeners]) {
-      try {
-        listener(event);
-      } catch {
-        // a throwing listener must not stop the others or the cache
-      }
-    }
-    for (const stream of this.#streams) stream.push(event);
+    this.#hub.emit(event);
   }
 
   /** Ends the cache: `error` undefined for close(). */
   async #end(error: Error | undefined): Promise<void> {
     if (this.#ended) return;
     this.#ended = true;
+    this.#hub.ending(this.#done.promise);
     this.#walk = undefined;
     this.#batch = [];
     this.#held.clear();
@@ -445,12 +428,7 @@ export class TreeCache implements AsyncDisposable {
       }
     }
     await this.#reads.idle();
-    this.#listeners.clear();
-    for (const stream of this.#streams) {
-      if (error) stream.fail(error);
-      else stream.end();
-    }
-    this.#streams.clear();
+    this.#hub.finish(error);
     if (error) this.#done.reject(error);
     else this.#done.resolve();
   }
