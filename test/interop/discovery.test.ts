@@ -13,7 +13,6 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { decodeInstance, encodeInstance, ServiceDiscovery, type ServiceInstance } from '@zk/locks';
-import { waitFor } from '../harness/index.js';
 import { connectString, type TestSpace } from '../harness/fixtures.js';
 import { curatorDiscoveryMissing, type CompiledJava } from '../harness/java.js';
 import { interopHooks, Participant } from './participants.js';
@@ -34,19 +33,9 @@ async function java(mode: 'map' | 'pojo', sessionTimeout = 10_000): Promise<Part
   return p;
 }
 
-/** Sends `command` and resolves with the participant's next line. */
-async function reply(p: Participant, command: string): Promise<string> {
-  const n = p.lines.length;
-  p.send(command);
-  return waitFor(`the answer to ${command}`, () => {
-    if (p.proc.exitCode !== null) throw new Error(`java participant exited ${p.proc.exitCode}: ${p.stderr}`);
-    return p.lines.length > n ? p.lines[n] : undefined;
-  }, 30_000, 5);
-}
-
 /** Java's view of service `name`: its instances decoded from what it printed, by id; or its error line. */
 async function javaQuery(p: Participant, name: string): Promise<Map<string, ServiceInstance> | string> {
-  const line = await reply(p, `query ${name}`);
+  const line = await p.reply(`query ${name}`);
   if (!line.startsWith('INSTANCES ')) return line;
   const list = JSON.parse(line.slice('INSTANCES '.length)) as unknown[];
   return new Map(list.map((j) => decodeInstance(Buffer.from(JSON.stringify(j)), 'java')).map((i) => [i.id, i]));
@@ -82,7 +71,7 @@ describe.skipIf(missing !== undefined)(`interop - Curator curator-x-discovery an
     const j = await java('map');
     const expected: ServiceInstance[] = [];
     for (const [n, id] of ['j1', 'j2', 'j3'].entries()) {
-      const line = await reply(j, `register api ${id} ${9000 + n}`);
+      const line = await j.reply(`register api ${id} ${9000 + n}`);
       expect(line).toMatch(/^REGISTERED /);
       expected.push(decodeInstance(Buffer.from(line.slice('REGISTERED '.length)), 'java'));
     }
@@ -115,7 +104,7 @@ describe.skipIf(missing !== undefined)(`interop - Curator curator-x-discovery an
     expect(theirs).toBeInstanceOf(Map);
     expect(sameOnBothSides(ours, theirs as Map<string, ServiceInstance>)).toBe(3);
     // Java's serializer, given what it read, writes the bytes we wrote (plus `enabled`, which its default serializer omits).
-    const raw = (JSON.parse((await reply(j, 'query api')).slice('INSTANCES '.length)) as { id: string }[]).map((x) => JSON.stringify(x));
+    const raw = (JSON.parse((await j.reply('query api')).slice('INSTANCES '.length)) as { id: string }[]).map((x) => JSON.stringify(x));
     const admin = await space.admin();
     let sameBytes = 0;
     for (const json of raw) {
@@ -124,7 +113,7 @@ describe.skipIf(missing !== undefined)(`interop - Curator curator-x-discovery an
       if (json.replace(/,"enabled":true}$/, '}') === data.toString()) sameBytes++;
     }
     expect(sameBytes).toBe(3);
-    const picked = await reply(j, 'pick api 6 3');
+    const picked = await j.reply('pick api 6 3');
     const ids = picked.slice('PICKED '.length).split(',');
     expect(ids.sort()).toEqual(['n1', 'n1', 'n2', 'n2', 'n3', 'n3']);
     console.log(`Node -> Java: 3 instances equal field by field, ${sameBytes} re-serialized by Java to our bytes; Java's round-robin provider picked ${picked.slice(7)}`);
@@ -139,7 +128,7 @@ describe.skipIf(missing !== undefined)(`interop - Curator curator-x-discovery an
     const theirs = await javaQuery(j, 'api');
     expect(theirs).toBeInstanceOf(Map);
     expect(sameOnBothSides(ours, theirs as Map<string, ServiceInstance>)).toBe(3);
-    const line = await reply(j, 'register api jp 6100');
+    const line = await j.reply('register api jp 6100');
     const javaPojo = (await discovery.queryForInstance('api', 'jp'))!;
     expect(javaPojo).toEqual(decodeInstance(Buffer.from(line.slice('REGISTERED '.length)), 'java'));
     expect(javaPojo.payloadClass).toBe(POJO);
@@ -148,7 +137,7 @@ describe.skipIf(missing !== undefined)(`interop - Curator curator-x-discovery an
 
   it('a Java instance whose process is killed leaves the Node cache once its session expires', async () => {
     const j = await java('map', 4_000);
-    await reply(j, 'register api doomed 5000');
+    await j.reply('register api doomed 5000');
     const zk = await space.client();
     await using discovery = await ServiceDiscovery.open(zk, { basePath: BASE });
     await using cache = await discovery.cache('api');

@@ -107,6 +107,16 @@ export class Participant {
     this.proc.stdin.write(`${line}\n`);
   }
 
+  /** Sends `command` and resolves with the next line printed after it; rejects if the process exits first. */
+  reply(command: string, timeoutMs = 30_000): Promise<string> {
+    const n = this.lines.length;
+    this.send(command);
+    return waitFor(`the answer to ${command}`, () => {
+      if (this.proc.exitCode !== null) throw new Error(`${this.lang} participant exited ${this.proc.exitCode}: ${this.stderr}`);
+      return this.lines.length > n ? this.lines[n] : undefined;
+    }, timeoutMs, 5);
+  }
+
   /** The final JSON line of a counted run; rejects unless the process exited 0. */
   async result<T = Result>(): Promise<T> {
     const code = await this.exited;
