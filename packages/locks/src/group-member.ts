@@ -32,7 +32,8 @@ export interface GroupChange {
 /**
  * One member of a group, and the group's current member list. The member node is re-created
  * after a reconnect, after someone deletes it and (with a {@link RenewingClient}) after session
- * expiry; the list follows joins, leaves and payload changes. Needs a 3.6+ server (the list is a
+ * expiry; the list follows joins, leaves and payload changes. With a plain `ZooKeeper` both end
+ * with its session (the list keeps its last content). Needs a 3.6+ server (the list is a
  * `TreeCache`, a persistent recursive watch).
  *
  * @example
@@ -57,6 +58,8 @@ export class GroupMember implements AsyncDisposable {
   #members = new Map<string, Buffer>();
   readonly #listeners = new Set<(change: GroupChange) => void>();
   #reopening: Promise<void> | undefined;
+  /** Wakes the `changes()` loops, so that close() ends them. */
+  readonly #wakers = new Set<() => void>();
 
   /** Bad input (a path, an id that is not one node name, a payload, an acl) throws InvalidArgumentError before anything is sent. */
   constructor(client: ZooKeeper | RenewingClient, membershipPath: string, thisId: string, options: GroupMemberOptions = {}) {
@@ -110,13 +113,14 @@ export class GroupMember implements AsyncDisposable {
     return () => void this.#listeners.delete(listener);
   }
 
-  /** The changes from now on as an async iterable; ending the loop or aborting `signal` stops it. */
+  /** The changes from now on as an async iterable; ending the loop, aborting `signal` or `close()` ends it. */
   async *changes(options: { signal?: AbortSignal } = {}): AsyncGenerator<GroupChange> {
     const queue: GroupChange[] = [];
     let wake: (() => void) | undefined;
-    const off = this.onChange((change) => (queue.push(change), wake?.()));
-    const onAbort = () => wake?.();
-    options.signal?.addEventListener('abort', onAbort);
+    const onWake = () => wake?.();
+    const off = this.onChange((change) => (queue.push(change), onWake()));
+    options.signal?.addEventListener('abort', onWake);
+    this.#wakers.add(onWake);
     try {
       while (!options.signal?.aborted && this.#state !== 'closed') {
         const next = queue.shift();
@@ -125,7 +129,8 @@ export class GroupMember implements AsyncDisposable {
       }
     } finally {
       off();
-      options.signal?.removeEventListener('abort', onAbort);
+      this.#wakers.delete(onWake);
+      options.signal?.removeEventListener('abort', onWake);
     }
   }
 
@@ -135,7 +140,8 @@ export class GroupMember implements AsyncDisposable {
     this.#state = 'closed';
     this.#offRenew?.();
     this.#offCache?.();
-    for (const listener of [...this.#listeners]) this.#listeners.delete(listener);
+    this.#listeners.clear();
+    for (const wake of [...this.#wakers]) wake();
     await this.#reopening?.catch(() => undefined);
     await Promise.all([this.#cache?.close(), this.#node.close()]);
   }

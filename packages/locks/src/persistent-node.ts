@@ -26,7 +26,7 @@ import { connectedUnless, deleteGuaranteed } from './internal/attempt.js';
 import { checkClient } from './internal/client.js';
 import { ensureContainers } from './internal/engine.js';
 import { newAttemptId, protectedName } from './internal/names.js';
-import { findProtected, initialWait, toBytes, type InitialWaitOptions, type PersistentNodeEvent } from './internal/persistent-node-support.js';
+import { findProtected, initialWait, pauseUnless, RETRY_FIRST_MS, RETRY_MAX_MS, toBytes, type InitialWaitOptions, type PersistentNodeEvent } from './internal/persistent-node-support.js';
 import { RenewingClient } from './renewing-client.js';
 
 export type { InitialWaitOptions, PersistentNodeEvent } from './internal/persistent-node-support.js';
@@ -269,7 +269,7 @@ export class PersistentNode implements AsyncDisposable {
   }
 
   async #ensure(): Promise<void> {
-    while (this.#state === 'started' && !this.#ended) {
+    for (let pause = RETRY_FIRST_MS; this.#state === 'started' && !this.#ended; ) {
       this.#again = false;
       let zk: ZooKeeper | undefined;
       try {
@@ -280,7 +280,13 @@ export class PersistentNode implements AsyncDisposable {
         if (!this.#again) return;
       } catch (err) {
         if (this.#state !== 'started') return;
-        if (err instanceof SessionExpiredError || (err instanceof ZooKeeperError && err.isRetryable)) continue; // a new connection or session is waited for above
+        if (err instanceof SessionExpiredError || (err instanceof ZooKeeperError && err.isRetryable)) {
+          // A new connection or session is waited for above; a retryable error while connected
+          // (a throttled server) is not tried again at once.
+          if (zk?.state === 'connected') await pauseUnless(pause * (0.5 + Math.random() / 2), this.#stop.signal);
+          pause = Math.min(pause * 2, RETRY_MAX_MS);
+          continue;
+        }
         this.#failure = err instanceof Error ? err : new Error(String(err));
         this.#emit({ type: 'failed', error: this.#failure });
         return; // tried again at the next reconnect, renewal or deletion

@@ -8,10 +8,7 @@
 import { InvalidArgumentError, type ZooKeeper } from '@zk/protocol';
 import { LockStateError } from './errors.js';
 import { checkClient } from './internal/client.js';
-
-/** First and largest pause between two failed attempts to open a new session, ms. */
-const RETRY_FIRST_MS = 100;
-const RETRY_MAX_MS = 5_000;
+import { pauseUnless, RETRY_FIRST_MS, RETRY_MAX_MS } from './internal/persistent-node-support.js';
 
 /**
  * The clients of a chain of sessions: one at a time, the next opened (with the function given)
@@ -94,7 +91,7 @@ export class RenewingClient implements AsyncDisposable {
         checkClient(zk);
       } catch (err) {
         if (!renewal) throw err; // the first connect's failure is the caller's to see
-        await sleep(pause * (0.5 + Math.random() / 2), this.#stop.signal);
+        await pauseUnless(pause * (0.5 + Math.random() / 2), this.#stop.signal);
         if (this.#closed) throw new LockStateError('/', 'the RenewingClient is closed');
         continue;
       }
@@ -119,16 +116,4 @@ export class RenewingClient implements AsyncDisposable {
       else if (state === 'closed' || state === 'authFailed') this.#ended = new LockStateError('/', `the session's client was ${state === 'closed' ? 'closed by its owner' : 'refused for its credentials'}: no new session is opened`);
     });
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

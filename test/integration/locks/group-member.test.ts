@@ -52,7 +52,15 @@ describe.skipIf(isZooKeeper34())('GroupMember', () => {
     for (const m of members.slice(0, 2)) await untilView(m, { m1: 'p1', m2: 'p2b' });
     expect(changes.map((c) => `${c.type} ${c.id} ${c.payload.toString()}`)).toEqual(expect.arrayContaining(['joined m2 p2', 'joined m3 p3', 'changed m2 p2b', 'left m3 p3']));
     expect(await space.children('/groups/g1')).toEqual(['m1', 'm2']);
+    const iterated: string[] = [];
+    const loop = (async () => {
+      for await (const c of members[0]!.changes()) iterated.push(c.id);
+      return 'ended';
+    })();
+    await members[1]!.close();
+    await waitFor('m2 left in the loop', () => (iterated.includes('m2') ? true : undefined), 10_000, 10);
     await Promise.all(members.map((m) => m.close()));
+    expect(await loop).toBe('ended'); // close() ends the changes() loops
     expect(await space.children('/groups/g1')).toEqual([]);
   });
 

@@ -1,6 +1,7 @@
 /**
  * The parts of PersistentNode that need none of its state: its events, data checking, the
- * search for a protected node after a lost create reply, and the bounded initial wait.
+ * search for a protected node after a lost create reply, the bounded initial wait, and the
+ * pause between failed tries (RenewingClient's too).
  */
 import { InvalidArgumentError, NoNodeError, setLongTimeout, type ZooKeeper } from '@zk/protocol';
 import { PersistentNodeAbortedError, PersistentNodeTimeoutError } from '../errors.js';
@@ -85,5 +86,23 @@ export function initialWait(path: string, options: InitialWaitOptions, host: Ini
     });
     const timer = timeout === undefined ? undefined : setLongTimeout(() => done(() => reject(new PersistentNodeTimeoutError(path, timeout))), timeout);
     signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** First and largest pause between two failed tries (a create refused as retryable, a new session not opened), ms; doubled each time, with jitter. */
+export const RETRY_FIRST_MS = 100;
+export const RETRY_MAX_MS = 5_000;
+
+/** Resolves after `ms`, or at once when `signal` aborts (never rejects). */
+export function pauseUnless(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    if (signal.aborted) return done();
+    signal.addEventListener('abort', done, { once: true });
   });
 }
