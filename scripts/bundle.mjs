@@ -9,7 +9,7 @@
 //
 // For each entry named in a package's publishConfig (`./dist/<x>.bundle.js` for `dist/<x>.js`):
 // esbuild bundles tsc's output with the package's own modules inlined and everything else (Node
-// built-ins, @zk/protocol for @zk/locks) left as imports; tsc's source maps are followed, so the
+// built-ins, @zk/protocol for @zk/locks, @opentelemetry/api for @zk/otel) left as imports; tsc's source maps are followed, so the
 // bundle's map names the shipped TypeScript sources. Function and class names are kept.
 // Plain JavaScript; esbuild is a dev dependency of the workspace.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';

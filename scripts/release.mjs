@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Publishing @zk/protocol and @zk/locks goes through here, and only through here
+// Publishing @zk/protocol, @zk/locks and @zk/otel goes through here, and only through here
 // (.changeset/README.md has the whole flow):
 //
 //   npm run release          clean build, pack and check every public package, then
@@ -193,7 +193,7 @@ function guard() {
         workspaceRanges(manifest).map((r) => `, and it would keep ${r.replace(/^\w+\.(.*): (.*)$/, '"$1": "$2"')}, which npm cannot install`).join('');
   fail(
     `\`${tool} pack\` of ${manifest.name} stopped before packing, as ${why}.\n` +
-      `From the repository root (cd ${relative(process.cwd(), root) || '.'}), build, pack and check both packages with:\n` +
+      `From the repository root (cd ${relative(process.cwd(), root) || '.'}), build, pack and check the packages with:\n` +
       '  node scripts/release.mjs --pack <dir>\n' +
       'then install the tarballs in your app:\n' +
       `  ${installLine('<dir>')}`,

@@ -1,8 +1,9 @@
 /**
- * The consumer test: what a user of the published packages gets. Packs @zk/protocol and
- * @zk/locks as `npm run release` does (scripts/release.mjs --pack: pnpm pack, then the tarball
+ * The consumer test: what a user of the published packages gets. Packs @zk/protocol,
+ * @zk/locks and @zk/otel as `npm run release` does (scripts/release.mjs --pack: pnpm pack, then the tarball
  * checks), installs the tarballs with npm into a scratch app in a temporary directory (offline:
- * the tarballs only; TypeScript and @types/node are linked from this repository), and there:
+ * the tarballs only, and @zk/otel's peer @opentelemetry/api from this repository's copy;
+ * TypeScript and @types/node are linked from this repository), and there:
  *
  * - imports and requires both packages from JavaScript, and from TypeScript with `module`
  *   node16, node20 and nodenext, in ESM and CommonJS projects;
@@ -24,7 +25,7 @@ import { pointAt, readmeBlocks, type ReadmeBlock } from './readme-blocks.js';
 import { explain, run as runCommand, type Ran } from '../runtime/app.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
-const READMES = ['README.md', 'packages/protocol/README.md', 'packages/locks/README.md'].map((p) => join(repo, p));
+const READMES = ['README.md', 'packages/protocol/README.md', 'packages/locks/README.md', 'packages/otel/README.md'].map((p) => join(repo, p));
 /** How long one README program may take, connect to exit. */
 const RUN_BOUND_MS = timing(20_000);
 
@@ -53,6 +54,8 @@ beforeAll(async () => {
 
   cpSync(join(repo, 'test', 'consumer', 'app'), app, { recursive: true });
   const dependencies = Object.fromEntries(tarballs.map((t) => [t.name, `file:${t.tarball}`]));
+  // @zk/otel's peer dependency, as an application has it; npm links this directory (no registry).
+  dependencies['@opentelemetry/api'] = `file:${realpathSync(join(repo, 'node_modules', '@opentelemetry', 'api'))}`;
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer-app', private: true, type: 'module', dependencies }, null, 2));
   const t1 = performance.now();
   // --offline: a dependency the tarballs do not satisfy (a `workspace:` range, a name npm would
@@ -78,7 +81,7 @@ describe('consumer: the packed packages installed with npm', () => {
     const manifest = (name: string) => JSON.parse(readFileSync(join(app, 'node_modules', name, 'package.json'), 'utf8')) as { version: string; dependencies?: Record<string, string> };
     const range = manifest('@zk/locks').dependencies?.['@zk/protocol'];
     expect(range).toBe(`^${manifest('@zk/protocol').version}`);
-    for (const name of ['@zk/protocol', '@zk/locks']) {
+    for (const name of ['@zk/protocol', '@zk/locks', '@zk/otel']) {
       expect(readFileSync(join(app, 'node_modules', name, 'LICENSE'), 'utf8')).toBe(readFileSync(join(repo, 'LICENSE'), 'utf8'));
     }
     const help = await run(join(app, 'node_modules', '.bin', 'zk-lock'), ['--help'], app);
@@ -86,16 +89,17 @@ describe('consumer: the packed packages installed with npm', () => {
     expect(help.stdout).toContain('Usage:');
   });
 
-  it('each package\'s entry (and the zk-lock bin) is one file that imports only Node built-ins and @zk/protocol', async () => {
-    const resolved = await run(process.execPath, ['--input-type=module', '-e', "for (const n of ['@zk/protocol', '@zk/locks']) console.log(import.meta.resolve(n))"], app);
+  it('each package\'s entry (and the zk-lock bin) is one file that imports only Node built-ins and @zk/protocol (@zk/otel: @opentelemetry/api)', async () => {
+    const resolved = await run(process.execPath, ['--input-type=module', '-e', "for (const n of ['@zk/protocol', '@zk/locks', '@zk/otel']) console.log(import.meta.resolve(n))"], app);
     expect(resolved.code, explain('import.meta.resolve', resolved)).toBe(0);
     const entries = resolved.stdout.trim().split('\n').map((u) => fileURLToPath(u));
     entries.push(realpathSync(join(app, 'node_modules', '.bin', 'zk-lock')));
-    expect(entries.map((e) => e.replace(/^.*node_modules\//, ''))).toEqual(['@zk/protocol/dist/index.bundle.js', '@zk/locks/dist/index.bundle.js', '@zk/locks/dist/cli/zk-lock.bundle.js']);
+    expect(entries.map((e) => e.replace(/^.*node_modules\//, ''))).toEqual(['@zk/protocol/dist/index.bundle.js', '@zk/locks/dist/index.bundle.js', '@zk/otel/dist/index.bundle.js', '@zk/locks/dist/cli/zk-lock.bundle.js']);
     for (const entry of entries) {
       const specifiers = [...readFileSync(entry, 'utf8').matchAll(/^(?:import|export)\b[^;]*?\bfrom\s*["']([^"']+)["']/gm)].map((m) => m[1]!);
       expect(specifiers.length, entry).toBeGreaterThan(0);
-      expect(specifiers.filter((s) => !s.startsWith('node:') && s !== '@zk/protocol'), entry).toEqual([]);
+      const allowed = entry.includes('@zk/otel/') ? '@opentelemetry/api' : '@zk/protocol';
+      expect(specifiers.filter((s) => !s.startsWith('node:') && s !== allowed), entry).toEqual([]);
     }
   });
 

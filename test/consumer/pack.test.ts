@@ -14,7 +14,7 @@ import { timing } from '../harness/index.js';
 import { explain, run, type Ran } from '../runtime/app.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
-const PACKAGES = ['protocol', 'locks'] as const;
+const PACKAGES = ['protocol', 'locks', 'otel'] as const;
 
 const version = (pkg: string) => (JSON.parse(readFileSync(join(repo, 'packages', pkg, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -49,13 +49,14 @@ afterAll(() => {
 });
 
 describe('pack - by hand in a package directory', () => {
-  const install = `npm install <dir>/zk-protocol-${version('protocol')}.tgz <dir>/zk-locks-${version('locks')}.tgz`;
+  // Packages with no workspace dependency first (directory order), then @zk/locks.
+  const install = `npm install <dir>/zk-otel-${version('otel')}.tgz <dir>/zk-protocol-${version('protocol')}.tgz <dir>/zk-locks-${version('locks')}.tgz`;
 
   it.each(PACKAGES)('npm pack in packages/%s stops before writing anything and names scripts/release.mjs --pack', async (pkg) => {
     const { ran, left, leftInPackage } = await packByHand('npm', pkg);
     expect(ran.code, explain('npm pack', ran)).not.toBe(0);
     expect(ran.stderr).toContain(`\`npm pack\` of @zk/${pkg} stopped before packing, as its tarball would not work: npm ignores publishConfig`);
-    expect(ran.stderr).toContain('From the repository root (cd ../..), build, pack and check both packages with:\n  node scripts/release.mjs --pack <dir>\n');
+    expect(ran.stderr).toContain('From the repository root (cd ../..), build, pack and check the packages with:\n  node scripts/release.mjs --pack <dir>\n');
     expect(ran.stderr).toContain(`then install the tarballs in your app:\n  ${install}\n`);
     // @zk/locks also names the range npm would ship as it is.
     if (pkg === 'locks') expect(ran.stderr).toContain('it would keep "@zk/protocol": "workspace:^", which npm cannot install');

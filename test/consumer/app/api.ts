@@ -13,6 +13,7 @@ import {
   type WatchedEvent,
 } from '@zk/protocol';
 import { Mutex, ReadWriteLock, ExclusiveLock, Lease, LockTimeoutError, LeaseLostError, inspectLock } from '@zk/locks';
+import { ZooKeeperInstrumentation, ZooKeeperAttributes, summarizePath, type RequestInfo, type ZooKeeperInstrumentationConfig } from '@zk/otel';
 
 export async function typed(hosts: string): Promise<string> {
   const options: ClientOptions = { sessionTimeout: 10_000 };
@@ -49,4 +50,13 @@ export async function typed(hosts: string): Promise<string> {
 
   const errors = [LockTimeoutError, LeaseLostError, InvalidArgumentError].map((c) => c.name);
   return [state, data.toString(), version, missing, token, signal.aborted, answer, holders, wrong, errors].join();
+}
+
+export function instrumented(): string {
+  const config: ZooKeeperInstrumentationConfig = { enabled: false, ignoreOperations: (r: RequestInfo) => r.operation === 'exists', benignCodes: { delete: ['NONODE', -111] } };
+  const instrumentation = new ZooKeeperInstrumentation(config);
+  const on: boolean = instrumentation.enabled;
+  // @ts-expect-error ignoreOperations takes names or a predicate
+  void new ZooKeeperInstrumentation({ enabled: false, ignoreOperations: 'exists' });
+  return [on, ZooKeeperAttributes.DB_QUERY_SUMMARY, summarizePath('/a/b-0000000001')].join();
 }
