@@ -6,7 +6,7 @@
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChannelName, InvalidArgumentError, PathChildrenCache, RequestTimeoutError, SessionExpiredError, ZooKeeper } from '@zk/protocol';
+import { ChannelName, InvalidArgumentError, NodeCache, PathChildrenCache, RequestTimeoutError, SessionExpiredError, ZooKeeper } from '@zk/protocol';
 import { isZooKeeper34, timing, waitFor, waitForState, type TcpProxy } from '../../harness/index.js';
 import { proxyToServer, TestSpace } from '../../harness/fixtures.js';
 import { record } from './recorder.js';
@@ -260,6 +260,19 @@ describe.skipIf(isZooKeeper34())('path children cache - outages, expiry, close, 
       unsubscribe(ChannelName.requestStart, count);
     }
     expect(sent).toBe(0);
+    expect(zk.watchCount).toBe(0);
+  });
+});
+
+describe.runIf(isZooKeeper34())('path children cache - on ZooKeeper 3.4 (no persistent watches)', () => {
+  it('start rejects with the server\'s typed UNIMPLEMENTED error naming 3.6, and leaves no watch', async () => {
+    const zk = await space.client();
+    await zk.create('/app', '');
+    const cache = new PathChildrenCache(zk, '/app');
+    await expect(cache.start()).rejects.toMatchObject({ name: 'UnimplementedError', message: expect.stringMatching(/3\.6/) });
+    await expect(cache.done).rejects.toMatchObject({ name: 'UnimplementedError' });
+    const node = new NodeCache(zk, '/app');
+    await expect(node.start()).rejects.toMatchObject({ name: 'UnimplementedError' });
     expect(zk.watchCount).toBe(0);
   });
 });
