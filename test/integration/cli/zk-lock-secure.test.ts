@@ -1,24 +1,22 @@
 /**
  * zk-lock on a secured ensemble (issue 27 part 3): credentials and TLS from the environment and
- * files, `--acl` for the nodes it creates, and no secret in anything it prints. One own server:
- * a plain port (digest), SASL DIGEST-MD5 users (JAAS), and a TLS port that requires client
- * certificates (x509).
+ * files, `--acl` for the nodes it creates, and no secret in anything it prints. One own server
+ * (test/harness/secured.ts): a plain port (digest), SASL DIGEST-MD5 users (JAAS), and a TLS port
+ * that requires client certificates (x509).
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NoAuthError, Perm, ZooKeeper, digestId } from '@zk/protocol';
-import { freePorts, makeCertificate, makeClientCertificate, serverTlsProperties, startZooKeeper, waitFor, type ZooKeeperEnsemble } from '../../harness/index.js';
+import { SECURED_DIGEST_USERS, SECURED_SASL_USERS, startSecuredZooKeeper, waitFor, type SecuredZooKeeper } from '../../harness/index.js';
 
 const CLI = fileURLToPath(new URL('../../../packages/locks/dist/cli/zk-lock.js', import.meta.url));
 const external = process.env.ZK_CONNECT;
 
-const SECRETS = { alice: 'alice-Pw-7731', mallory: 'mallory-Pw-1209', bob: 'bob-Sasl-4410', pfx: '' };
+const SECRETS = { alice: SECURED_DIGEST_USERS.alice, mallory: SECURED_DIGEST_USERS.mallory, bob: SECURED_SASL_USERS.bob, pfx: '' };
 
-let server: ZooKeeperEnsemble;
+let secured: SecuredZooKeeper;
 let securePort: number;
 let dir: string;
 let caFile: string;
@@ -28,10 +26,7 @@ let passFile: string;
 const printed: string[] = [];
 
 function secretFile(name: string, content: string | Buffer): string {
-  const file = join(dir, name);
-  writeFileSync(file, content);
-  chmodSync(file, 0o600);
-  return file;
+  return secured.secretFile(name, content);
 }
 
 interface Run {
@@ -41,7 +36,7 @@ interface Run {
   kill: (sig: NodeJS.Signals) => void;
 }
 
-function zkLock(args: string[], env: Record<string, string>, connect = server.connectString): Run {
+function zkLock(args: string[], env: Record<string, string>, connect = secured.plain): Run {
   const child = spawn(process.execPath, [CLI, '--connect', connect, '--session-timeout', '4s', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', ...env } });
   let out = '';
   let err = '';
@@ -61,26 +56,15 @@ const HOLD = [process.execPath, '-e', 'process.on("SIGTERM", () => process.exit(
 
 describe.skipIf(external)('zk-lock - a secured ensemble', () => {
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'zk-lock-secure-'));
-    const cert = await makeCertificate();
-    const client = await makeClientCertificate(cert);
-    SECRETS.pfx = client.passphrase;
-    caFile = secretFile('ca.pem', cert.pem);
-    pfxFile = secretFile('client.p12', client.pfx);
-    passFile = secretFile('pfx-pass', client.passphrase);
-    const jaas = secretFile('jaas.conf', `Server {\n  org.apache.zookeeper.server.auth.DigestLoginModule required\n  user_bob="${SECRETS.bob}";\n};\n`);
-    [securePort] = (await freePorts(1)) as [number];
-    server = await startZooKeeper({
-      servers: 1,
-      own: true,
-      config: { secureClientPort: securePort, 'authProvider.1': 'org.apache.zookeeper.server.auth.SASLAuthenticationProvider' },
-      systemProperties: { ...serverTlsProperties(cert, { clientAuth: 'need', truststore: client.truststore }), 'java.security.auth.login.config': jaas },
-    });
+    secured = await startSecuredZooKeeper();
+    ({ dir, securePort, caFile } = secured);
+    SECRETS.pfx = secured.client.passphrase;
+    pfxFile = secured.client.pfxFile;
+    passFile = secretFile('pfx-pass', secured.client.passphrase);
   }, 180_000);
 
   afterAll(async () => {
-    await server?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await secured?.close();
   });
 
   it('digest from ZK_DIGEST_FILE with --acl creator: intruders get NoAuth and the holder keeps the lock; status needs the identity; the default ACL lets them in (control)', async () => {
@@ -89,13 +73,13 @@ describe.skipIf(external)('zk-lock - a secured ensemble', () => {
     const run = zkLock(['--acl', 'creator', `${path}/lock`, '--', ...HOLD], aliceEnv);
     await waitFor('the command to start', () => (run.out().includes('ready') ? true : undefined));
 
-    await using admin = await ZooKeeper.connect(server.connectString, { auth: [{ scheme: 'digest', auth: `alice:${SECRETS.alice}` }] });
+    await using admin = await ZooKeeper.connect(secured.plain, { auth: [{ scheme: 'digest', auth: `alice:${SECRETS.alice}` }] });
     const [node] = await admin.getChildren(`${path}/lock`);
     const { acl } = await admin.getACL(`${path}/lock/${node}`);
     expect(acl).toEqual([{ perms: Perm.ALL, id: digestId('alice', SECRETS.alice) }]);
 
-    await using anonymous = await ZooKeeper.connect(server.connectString);
-    await using mallory = await ZooKeeper.connect(server.connectString, { auth: [{ scheme: 'digest', auth: `mallory:${SECRETS.mallory}` }] });
+    await using anonymous = await ZooKeeper.connect(secured.plain);
+    await using mallory = await ZooKeeper.connect(secured.plain, { auth: [{ scheme: 'digest', auth: `mallory:${SECRETS.mallory}` }] });
     for (const intruder of [anonymous, mallory]) {
       await expect(intruder.delete(`${path}/lock/${node}`)).rejects.toBeInstanceOf(NoAuthError);
       await expect(intruder.setData(`${path}/lock/${node}`, '__REVOKE__')).rejects.toBeInstanceOf(NoAuthError);
@@ -127,10 +111,10 @@ describe.skipIf(external)('zk-lock - a secured ensemble', () => {
     const path = `/secure-sasl-${Date.now()}`;
     const run = zkLock(['--acl', 'sasl:bob:cdrwa', `${path}/lock`, '--', ...HOLD], env);
     await waitFor('the command to start', () => (run.out().includes('ready') ? true : undefined));
-    await using bob = await ZooKeeper.connect(server.connectString, { sasl: { mechanism: 'DIGEST-MD5', username: 'bob', password: SECRETS.bob } });
+    await using bob = await ZooKeeper.connect(secured.plain, { sasl: { mechanism: 'DIGEST-MD5', username: 'bob', password: SECRETS.bob } });
     const [node] = await bob.getChildren(`${path}/lock`);
     expect((await bob.getACL(`${path}/lock/${node}`)).acl).toEqual([{ perms: Perm.ALL, id: { scheme: 'sasl', id: 'bob' } }]);
-    await using anonymous = await ZooKeeper.connect(server.connectString);
+    await using anonymous = await ZooKeeper.connect(secured.plain);
     await expect(anonymous.delete(`${path}/lock/${node}`)).rejects.toBeInstanceOf(NoAuthError);
     run.kill('SIGTERM');
     expect(await run.exit).toBe(0);
@@ -175,7 +159,7 @@ describe.skipIf(external)('zk-lock - a secured ensemble', () => {
       await attempt('tls', async () => { const zk = await ZooKeeper.connect(secure, { tls }); const who = await zk.whoAmI(); await zk.close(); return who; });
       await attempt('tls wrong passphrase', () => ZooKeeper.connect(secure, { tls: { ...tls, passphrase: '${SECRETS.pfx}x' }, connectTimeout: 2000 }));
     `;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script, server.connectString, `127.0.0.1:${securePort}`, caFile, pfxFile], { env: { PATH: process.env.PATH ?? '', NODE_DEBUG: 'zk' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, secured.plain, `127.0.0.1:${securePort}`, caFile, pfxFile], { env: { PATH: process.env.PATH ?? '', NODE_DEBUG: 'zk' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
