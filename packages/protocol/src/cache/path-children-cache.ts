@@ -33,7 +33,11 @@ export type PathChildrenCacheListener = (event: PathChildrenCacheEvent) => void;
 
 /** Options of the `PathChildrenCache` constructor. */
 export interface PathChildrenCacheOptions {
-  /** Keep the children's data (default true); without it `ChildData.data` is `undefined` (Curator's `cacheData`). */
+  /**
+   * Report the children's data (default true); with false, `ChildData.data` is `undefined` in
+   * events and snapshot (Curator's `cacheData`). The data is still read, and held by the tree
+   * cache underneath: this saves no reads and little memory.
+   */
   cacheData?: boolean;
 }
 
