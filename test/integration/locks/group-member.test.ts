@@ -6,7 +6,7 @@
  * TreeCache (a persistent recursive watch): skipped on 3.4.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CreateMode, InvalidArgumentError } from '@zk/protocol';
+import { CREATOR_ALL_ACL, CreateMode, InvalidArgumentError, NoAuthError, Perm } from '@zk/protocol';
 import { GroupMember, LockStateError, RenewingClient, type GroupChange } from '@zk/locks';
 import { isZooKeeper34, waitFor } from '../../harness/index.js';
 import { TestSpace } from '../../harness/fixtures.js';
@@ -111,6 +111,20 @@ describe.skipIf(isZooKeeper34())('GroupMember', () => {
       await Promise.all([member.close(), peer.close()]);
       expect(zk.watchCount).toBe(0);
     });
+  });
+
+  it('the acl option on the member node and the group\'s container parents; another identity cannot delete the member', async () => {
+    const [zk, intruder] = await Promise.all([space.client(), space.client()]);
+    await zk.addAuth('digest', 'owner:secret');
+    await using member = new GroupMember(zk, '/groups/acl/g', 'm1', { payload: 'p', acl: CREATOR_ALL_ACL });
+    await member.start();
+    await member.waitForInitialCreate({ timeout: 5_000 });
+    for (const p of ['/groups', '/groups/acl', '/groups/acl/g', '/groups/acl/g/m1']) {
+      expect((await zk.getACL(p)).acl).toEqual([{ perms: Perm.ALL, id: { scheme: 'digest', id: expect.stringMatching(/^owner:/) } }]);
+    }
+    await expect(intruder.delete('/groups/acl/g/m1')).rejects.toBeInstanceOf(NoAuthError);
+    await member.close();
+    for (const p of ['/groups/acl/g', '/groups/acl', '/groups']) await zk.delete(p);
   });
 
   it('bad input throws InvalidArgumentError before anything is sent; misuse is a LockStateError', async () => {

@@ -249,7 +249,8 @@ describe.skipIf(isZooKeeper34())('PersistentTtlNode (a server of its own: extend
     const ttl = 1_000;
     const [zk, watcher] = await Promise.all([ZooKeeper.connect(server.connectString), ZooKeeper.connect(server.connectString)]);
     try {
-      const node = new PersistentTtlNode(zk, '/ttl/job', ttl, { data: 'owner-1' });
+      await zk.addAuth('digest', 'owner:secret');
+      const node = new PersistentTtlNode(zk, '/ttl/job', ttl, { data: 'owner-1', acl: [...CREATOR_ALL_ACL, ...READ_ACL_UNSAFE] });
       node.start();
       expect(await node.waitForInitialCreate({ timeout: 5_000 })).toBe('/ttl/job');
       const stat = await watcher.exists('/ttl/job');
@@ -258,6 +259,8 @@ describe.skipIf(isZooKeeper34())('PersistentTtlNode (a server of its own: extend
       expect(node.touches).toBeGreaterThanOrEqual(4);
       expect((await watcher.getData('/ttl/job')).data.toString()).toBe('owner-1');
       expect(await watcher.getChildren('/ttl/job')).toEqual(['touch']);
+      for (const p of ['/ttl', '/ttl/job', '/ttl/job/touch']) expect((await watcher.getACL(p)).acl.map((a) => `${a.id.scheme}:${a.perms}`)).toEqual([`digest:${Perm.ALL}`, `world:${Perm.READ}`]);
+      await expect(watcher.delete('/ttl/job/touch')).rejects.toBeInstanceOf(NoAuthError);
       const closedAt = performance.now();
       await node.close();
       await waitFor('the ttl node gone', async () => ((await watcher.exists('/ttl/job')) === null ? true : undefined), 10_000, 50);
