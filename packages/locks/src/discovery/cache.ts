@@ -8,9 +8,10 @@
  * TreeCache on the new client and reports the differences (an instance gone with the old session
  * is `removed`, one registered again is `added`), so one cache outlives the session.
  */
-import { InvalidArgumentError, SessionExpiredError, TreeCache, type TreeCacheEvent, type ZooKeeper } from '@zk/protocol';
+import { InvalidArgumentError, SessionExpiredError, setLongTimeout, TreeCache, type LongTimeout, type TreeCacheEvent, type ZooKeeper } from '@zk/protocol';
 import { DiscoveryAbortedError, DiscoveryError, DiscoveryTimeoutError } from '../errors.js';
 import { checkWaitOptions } from '../internal/barrier-wait.js';
+import { pauseUnless, RETRY_FIRST_MS, RETRY_MAX_MS } from '../internal/persistent-node-support.js';
 import { EventStream } from './event-stream.js';
 import { decodeInstance, type ServiceInstance } from './instance.js';
 
@@ -70,6 +71,8 @@ export class ServiceCache implements AsyncDisposable {
   #offHost: (() => void) | undefined;
   #ended: Error | undefined;
   #closing: Promise<void> | undefined;
+  /** Aborted when the cache ends: stops reattach retries. */
+  readonly #stop = new AbortController();
   readonly #onClose: () => void;
 
   private constructor(host: ClientHost, name: string, path: string, onClose: () => void) {
@@ -141,10 +144,10 @@ export class ServiceCache implements AsyncDisposable {
     if (typeof test !== 'function') throw new InvalidArgumentError('test', 'must be a function');
     checkWaitOptions(options);
     return new Promise((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined;
+      let timer: LongTimeout | undefined;
       const finish = (err: unknown, value?: ServiceInstance[]) => {
         this.#waiters.delete(check);
-        clearTimeout(timer);
+        timer?.clear();
         options.signal?.removeEventListener('abort', onAbort);
         if (err === undefined) resolve(value!);
         else reject(err);
@@ -162,7 +165,7 @@ export class ServiceCache implements AsyncDisposable {
       if (options.timeout === 0) return reject(new DiscoveryTimeoutError(this.path, 0));
       this.#waiters.add(check);
       options.signal?.addEventListener('abort', onAbort, { once: true });
-      if (options.timeout !== undefined) timer = setTimeout(() => finish(new DiscoveryTimeoutError(this.path, options.timeout!)), options.timeout);
+      if (options.timeout !== undefined) timer = setLongTimeout(() => finish(new DiscoveryTimeoutError(this.path, options.timeout!)), options.timeout);
     });
   }
 
@@ -208,11 +211,11 @@ export class ServiceCache implements AsyncDisposable {
     this.#tree = undefined;
     await old?.close();
     // Retried until it opens or the cache ends: the new session is young, a failure is transient.
-    for (let delay = 100; !this.#ended && this.#host.zk === zk; delay = Math.min(delay * 2, 2_000)) {
+    for (let delay = RETRY_FIRST_MS; !this.#ended && this.#host.zk === zk; delay = Math.min(delay * 2, RETRY_MAX_MS)) {
       try {
         return await this.#attach(zk, {});
       } catch {
-        await new Promise((r) => setTimeout(r, delay));
+        await pauseUnless(delay * (0.5 + Math.random() / 2), this.#stop.signal);
       }
     }
   }
@@ -268,6 +271,7 @@ export class ServiceCache implements AsyncDisposable {
   async #end(error: Error): Promise<void> {
     if (this.#ended) return;
     this.#ended = error;
+    this.#stop.abort();
     this.#offHost?.();
     this.#offTree?.();
     const tree = this.#tree;

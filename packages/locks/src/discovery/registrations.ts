@@ -6,6 +6,7 @@
  */
 import { BadVersionError, CreateMode, InvalidArgumentError, NodeExistsError, NoNodeError, ZooKeeperError, type ACL, type CallOptions, type ZooKeeper } from '@zk/protocol';
 import { connected } from '../internal/attempt.js';
+import { pauseUnless, RETRY_FIRST_MS, RETRY_MAX_MS } from '../internal/persistent-node-support.js';
 import { encodeInstance, type ServiceInstance, type ServiceType } from './instance.js';
 
 /** One registered instance and where its node is (a DYNAMIC_SEQUENTIAL node's name has a suffix). */
@@ -110,11 +111,12 @@ export class Registrar {
 
   /**
    * Puts every registration's node back (after an expiry: on the new session; after a
-   * reconnect: only those missing, e.g. deleted by hand meanwhile). Retried while `keepOn()`.
+   * reconnect: only those missing, e.g. deleted by hand meanwhile). A retryable failure is tried
+   * again after a jittered pause (doubling), while `keepOn()` and until `stop` aborts.
    */
-  async restore(zk: ZooKeeper, registrations: Iterable<Registration>, onlyMissing: boolean, keepOn: () => boolean): Promise<void> {
+  async restore(zk: ZooKeeper, registrations: Iterable<Registration>, onlyMissing: boolean, stop: AbortSignal, keepOn: () => boolean): Promise<void> {
     for (const registration of registrations) {
-      for (let delay = 50; keepOn(); delay = Math.min(delay * 2, 2_000)) {
+      for (let delay = RETRY_FIRST_MS; keepOn() && !stop.aborted; delay = Math.min(delay * 2, RETRY_MAX_MS)) {
         try {
           const { instance } = registration;
           if (!isEphemeral(instance.serviceType) || onlyMissing) {
@@ -128,7 +130,7 @@ export class Registrar {
           break;
         } catch (err) {
           if (!(err instanceof ZooKeeperError && err.isRetryable)) break; // NoAuth, expired, ...: the next session or reconnect tries again
-          await new Promise((r) => setTimeout(r, delay));
+          await pauseUnless(delay * (0.5 + Math.random() / 2), stop);
         }
       }
     }

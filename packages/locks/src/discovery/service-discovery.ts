@@ -73,6 +73,8 @@ export class ServiceDiscovery implements AsyncDisposable, ClientHost {
   readonly #clientListeners = new Set<(zk: ZooKeeper) => void>();
   readonly #closeables = new Set<{ close(): Promise<void> }>();
   #closing: Promise<void> | undefined;
+  /** Aborted by close: ends re-registration retries. */
+  readonly #stop = new AbortController();
 
   private constructor(zk: ZooKeeper, renewing: RenewingClient | undefined, basePath: string, registrar: Registrar) {
     this.#zk = zk;
@@ -227,6 +229,7 @@ export class ServiceDiscovery implements AsyncDisposable, ClientHost {
    * client is not closed.
    */
   close(): Promise<void> {
+    this.#stop.abort();
     this.#closing ??= this.#close();
     return this.#closing;
   }
@@ -264,7 +267,7 @@ export class ServiceDiscovery implements AsyncDisposable, ClientHost {
       if (state === 'connected' && previous !== 'connecting') {
         // Same session, back after a disconnection: our ephemeral nodes are still there unless
         // someone deleted them meanwhile; put back the missing ones.
-        void this.#registrar.restore(zk, [...this.#registrations.values()], true, () => !this.#closing && zk === this.#zk);
+        void this.#registrar.restore(zk, [...this.#registrations.values()], true, this.#stop.signal, () => zk === this.#zk);
       }
     });
   }
@@ -276,7 +279,7 @@ export class ServiceDiscovery implements AsyncDisposable, ClientHost {
     this.#zk = zk;
     this.#watchState();
     for (const listener of this.#clientListeners) listener(zk);
-    await this.#registrar.restore(zk, [...this.#registrations.values()], false, () => !this.#closing && zk === this.#zk);
+    await this.#registrar.restore(zk, [...this.#registrations.values()], false, this.#stop.signal, () => zk === this.#zk);
   }
 }
 
