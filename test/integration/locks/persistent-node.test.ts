@@ -270,12 +270,12 @@ describe.skipIf(isZooKeeper34())('PersistentTtlNode (a server of its own: extend
 
       // A process that dies: its client closes without closing the node, and touches stop.
       const dying = await ZooKeeper.connect(server.connectString);
-      const orphan = new PersistentTtlNode(dying, '/ttl/crash', ttl);
+      const orphan = new PersistentTtlNode(dying, '/crash/job', ttl);
       orphan.start();
       await orphan.waitForInitialCreate({ timeout: 5_000 });
       await waitFor('a first touch', () => (orphan.touches > 0 ? true : undefined), 5_000, 10);
       await dying.close(); // touching stops with the session (the timer finds no connected client)
-      await waitFor('the orphan ttl node gone', async () => ((await watcher.exists('/ttl/crash')) === null ? true : undefined), 10_000, 50);
+      await waitFor('the orphan ttl node gone', async () => ((await watcher.exists('/crash/job')) === null ? true : undefined), 10_000, 50);
       await orphan.close();
     } finally {
       await Promise.all([zk.close(), watcher.close()]);
