@@ -16,6 +16,7 @@ import { ReadWriteLock } from '../read-write-lock.js';
 import { Semaphore } from '../semaphore.js';
 import { parseArgs, UsageError, type Parsed } from './args.js';
 import { securityFromEnv } from './credentials.js';
+import { startTelemetry } from './telemetry.js';
 
 /** Exit codes (documented in the README and in --help). */
 export const Exit = {
@@ -64,6 +65,10 @@ command line (which anyone can read in ps):
   ZK_DIGEST_FILE=FILE      digest authentication: the file holds user:password
   ZK_SASL_USER=NAME, ZK_SASL_PASSWORD_FILE=FILE       SASL DIGEST-MD5
 
+OpenTelemetry: with an OTEL_* exporter setting (OTEL_TRACES_EXPORTER, OTEL_METRICS_EXPORTER,
+OTEL_EXPORTER_OTLP_ENDPOINT, ...) and @zk/otel and @opentelemetry/sdk-node installed beside
+@zk/locks, the wait, the hold and every request are traced and measured (--verbose says why not).
+
 The command gets ZK_LOCK_FENCING_TOKEN (grows with every new holder) and ZK_LOCK_PATH.
 Signals (INT, TERM, HUP, QUIT) are forwarded to the command.
 
@@ -95,17 +100,23 @@ async function main(argv: string[]): Promise<number> {
   const connect = args.connect ?? process.env.ZK_CONNECT ?? '127.0.0.1:2181';
   const sessionTimeout = args.sessionTimeout ?? 10_000;
   const security = securityFromEnv();
-  let zk: ZooKeeper;
+  const telemetry = await startTelemetry();
+  if (!telemetry.on && args.verbose && telemetry.why.includes('not both installed')) process.stderr.write(`zk-lock: telemetry off: ${telemetry.why}\n`);
   try {
-    zk = await ZooKeeper.connect(connect, { sessionTimeout, connectTimeout: 5000, ...security.options });
-  } catch (err) {
-    fail(`cannot connect to ZooKeeper at ${connect} (${security.summary}): ${(err as Error).message}`, err, args.verbose);
-    return Exit.unavailable;
-  }
-  try {
-    return args.command === 'status' ? await status(zk, args) : await run(zk, args);
+    let zk: ZooKeeper;
+    try {
+      zk = await ZooKeeper.connect(connect, { sessionTimeout, connectTimeout: 5000, ...security.options });
+    } catch (err) {
+      fail(`cannot connect to ZooKeeper at ${connect} (${security.summary}): ${(err as Error).message}`, err, args.verbose);
+      return Exit.unavailable;
+    }
+    try {
+      return args.command === 'status' ? await status(zk, args) : await run(zk, args);
+    } finally {
+      await zk.close();
+    }
   } finally {
-    await zk.close();
+    if (telemetry.on) await telemetry.stop();
   }
 }
 
