@@ -6,7 +6,7 @@
  * TreeCache (a persistent recursive watch): skipped on 3.4.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CREATOR_ALL_ACL, CreateMode, InvalidArgumentError, NoAuthError, Perm } from '@zk/protocol';
+import { CREATOR_ALL_ACL, CreateMode, InvalidArgumentError, NoAuthError, Perm, ZooKeeperError } from '@zk/protocol';
 import { GroupMember, LockStateError, RenewingClient, type GroupChange } from '@zk/locks';
 import { isZooKeeper34, waitFor } from '../../harness/index.js';
 import { TestSpace } from '../../harness/fixtures.js';
@@ -145,5 +145,17 @@ describe.skipIf(isZooKeeper34())('GroupMember', () => {
     await expect(member.start()).rejects.toBeInstanceOf(LockStateError);
     await member.close();
     await expect(member.setThisData('x')).rejects.toBeInstanceOf(LockStateError);
+  });
+});
+
+describe.runIf(isZooKeeper34())('GroupMember on 3.4', () => {
+  it('start() rejects with the server\'s typed error (no persistent watches before 3.6), and close() leaves no node and no watch', async () => {
+    const zk = await space.client();
+    const member = new GroupMember(zk, '/groups/old', 'm1');
+    const err = await member.start().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ZooKeeperError);
+    console.log(`GroupMember.start() on 3.4: ${(err as Error).name}: ${(err as Error).message}`);
+    await member.close();
+    expect(await space.children('/groups/old')).toEqual([]);
   });
 });
