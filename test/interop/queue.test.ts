@@ -10,7 +10,7 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CreateMode, type ZooKeeper } from '@zk/protocol';
-import { PriorityQueue, Queue, QueueAbortedError, stringSerializer } from '@zk/locks';
+import { DelayQueue, IdQueue, PriorityQueue, Queue, QueueAbortedError, stringSerializer } from '@zk/locks';
 import { waitFor } from '../harness/index.js';
 import { connectString, type TestSpace } from '../harness/fixtures.js';
 import { curatorMissing, type CompiledJava } from '../harness/java.js';
@@ -31,7 +31,7 @@ function java(args: string[]): Participant {
 }
 
 /** A Java consumer, once READY; `items()` is what it consumed so far. */
-async function javaConsumer(kind: 'plain' | 'priority', path: string, lockPath: string, delayMs = 0) {
+async function javaConsumer(kind: 'plain' | 'priority' | 'delay' | 'id', path: string, lockPath: string, delayMs = 0) {
   const p = java(['consume', kind, path, lockPath, String(delayMs), 'jc']);
   await p.until('READY');
   const items = () => p.lines.filter((l) => l.startsWith('ITEM ')).map((l) => l.slice(5));
@@ -45,17 +45,19 @@ async function javaConsumer(kind: 'plain' | 'priority', path: string, lockPath: 
   };
 }
 
-/** Runs a Java producer of `count` items to the end. */
-async function javaProducer(kind: 'plain' | 'priority', path: string, lockPath: string, count: number, prefix: string): Promise<void> {
-  const p = java(['produce', kind, path, lockPath, String(count), prefix]);
+/** Runs a Java producer of `count` items to the end; resolves with the time (ms since the epoch) it was told to start. */
+async function javaProducer(kind: 'plain' | 'multi' | 'priority' | 'delay' | 'id', path: string, lockPath: string, count: number, prefix: string, dueInMs?: number): Promise<number> {
+  const p = java(['produce', kind, path, lockPath, String(count), prefix, ...(dueInMs === undefined ? [] : [String(dueInMs)])]);
   await p.until('READY');
+  const started = Date.now();
   p.send('go');
   await p.until('DONE');
   expect(await p.exited).toBe(0);
+  return started;
 }
 
 /** A Node consumer iterating `queue` until stopped; `items` is what it consumed so far. */
-function nodeConsumer(queue: Queue<string> | PriorityQueue<string>) {
+function nodeConsumer(queue: Queue<string> | PriorityQueue<string> | DelayQueue<string> | IdQueue<string>) {
   const controller = new AbortController();
   const items: string[] = [];
   const loop = (async () => {
@@ -106,7 +108,7 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 DistributedQueue and
   it('safe mode, shared: a Java and a Node consumer on one queue fed by a Java and a Node producer (200 each): all 400 delivered once', async () => {
     const [zk, zk2] = await Promise.all([space.client(), space.client()]);
     const opts = { serializer: stringSerializer, lockPath: '/interop/q2-locks' };
-    const jc = await javaConsumer('plain', '/interop/q2', '/interop/q2-locks', 1);
+    const jc = await javaConsumer('plain', '/interop/q2', '/interop/q2-locks');
     const nc = nodeConsumer(new Queue(zk, '/interop/q2', opts));
     const producer = new Queue(zk2, '/interop/q2', opts);
     await Promise.all([
@@ -151,7 +153,7 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 DistributedQueue and
     expect(await space.children('/interop/q3-locks')).toEqual([]);
   }, 120_000);
 
-  it('safe mode: a Node consumer whose session closes mid-item leaves the item to the Java consumer, which gets it exactly once', async () => {
+  it('safe mode: a Node consumer whose session closes mid-item leaves the item to the Java consumer, which gets it exactly once (at its next look at the queue)', async () => {
     const [zk, holder] = await Promise.all([space.client(), space.client()]);
     const opts = { serializer: stringSerializer, lockPath: '/interop/q4-locks' };
     const producer = new Queue(zk, '/interop/q4', opts);
@@ -162,11 +164,15 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 DistributedQueue and
     await until('19 items at the Java consumer', () => jc.items().length >= 19);
     expect(jc.items()).not.toContain('n0');
     await holder.close(); // the Node consumer dies mid-item
-    await until('n0 at the Java consumer', () => jc.items().includes('n0'));
+    await space.untilChildren('/interop/q4-locks', 0);
+    // Curator's consumer looks at the queue again only when its children change (it does not
+    // watch the lock path, as ours does): without a put it may sleep on n0 indefinitely.
+    await producer.put('wake');
+    await until('n0 at the Java consumer', () => jc.items().includes('n0') && jc.items().includes('wake'));
     await jc.stop();
     console.log(`interop queue: Node consumer closed holding n0; Java consumer got ${jc.items().length} items, n0 ${jc.items().filter((v) => v === 'n0').length} time(s)`);
     expect(duplicates(jc.items())).toBe(0);
-    expect(new Set(jc.items())).toEqual(new Set(Array.from({ length: 20 }, (_, i) => `n${i}`)));
+    expect(new Set(jc.items())).toEqual(new Set([...Array.from({ length: 20 }, (_, i) => `n${i}`), 'wake']));
     expect(await space.children('/interop/q4')).toEqual([]);
     expect(await space.children('/interop/q4-locks')).toEqual([]);
   }, 120_000);
@@ -188,6 +194,54 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 DistributedQueue and
     await jc.stop();
     expect(jc.items()).toEqual(expected('n'));
     console.log(`interop priority queue: Java->Node ${taken.length} in priority order, Node->Java ${jc.items().length} in priority order`);
+  }, 120_000);
+
+  it('delay queue, id queue and putMulti across languages: due times honoured, removal by id, multi-item nodes', async () => {
+    const zk = await space.client();
+    // Delay: Java items due 500 ms after the start are not taken by Node before then; Node items likewise by Java.
+    const t0 = await javaProducer('delay', '/interop/d', '-', 5, 'j', 500);
+    const names = await space.children('/interop/d');
+    expect(names.map((n) => Number.parseInt(n.split('|')[1]!, 16)).every((at) => at >= t0 + 500)).toBe(true);
+    const delayed = new DelayQueue(zk, '/interop/d', { serializer: stringSerializer });
+    const takenAt: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      (await delayed.take({ timeout: 5_000 })).value;
+      takenAt.push(Date.now());
+    }
+    expect(Math.min(...takenAt)).toBeGreaterThanOrEqual(t0 + 500);
+    const jd = await javaConsumer('delay', '/interop/d', '-');
+    const due = Date.now() + 500;
+    for (let i = 0; i < 5; i++) await delayed.put(`n${i}`, due);
+    await delayed.put('now', Date.now());
+    await until('6 items at the Java delay consumer', () => jd.items().length >= 6);
+    await jd.stop();
+    const javaTimes = jd.items().map((l) => ({ v: l.split('@')[0], at: Number(l.split('@')[1]) }));
+    expect(javaTimes[0]!.v).toBe('now');
+    expect(Math.min(...javaTimes.slice(1).map((e) => e.at))).toBeGreaterThanOrEqual(due);
+    // Id: 10 Java items under id-0..id-4; Node removes id-3 (2 items) and takes the other 8 in put order.
+    await javaProducer('id', '/interop/i', '-', 10, 'j');
+    const ids = new IdQueue(zk, '/interop/i', { serializer: stringSerializer });
+    expect(await ids.remove('id-3')).toBe(2);
+    const idTaken: string[] = [];
+    for (let i = 0; i < 8; i++) idTaken.push((await ids.take({ timeout: 0 })).value);
+    expect(idTaken).toEqual(['j0', 'j1', 'j2', 'j4', 'j5', 'j6', 'j7', 'j9']);
+    for (let i = 0; i < 4; i++) await ids.put(`n${i}`, `node/${i}`);
+    const ji = await javaConsumer('id', '/interop/i', '-');
+    await until('4 id items at Java', () => ji.items().length >= 4);
+    await ji.stop();
+    expect(ji.items()).toEqual(['n0', 'n1', 'n2', 'n3']);
+    // putMulti: 3 Java nodes of 2 items each reach Node as 3 items with 2 values; 3 Node nodes reach Java as 6 items.
+    await javaProducer('multi', '/interop/m', '-', 3, 'j');
+    const multi = new Queue(zk, '/interop/m', { serializer: stringSerializer });
+    const values: (readonly string[])[] = [];
+    for (let i = 0; i < 3; i++) values.push((await multi.take({ timeout: 0 })).values);
+    expect(values).toEqual([['j0a', 'j0b'], ['j1a', 'j1b'], ['j2a', 'j2b']]);
+    for (let i = 0; i < 3; i++) await multi.putMulti([`n${i}a`, `n${i}b`]);
+    const jm = await javaConsumer('plain', '/interop/m', '-');
+    await until('6 multi items at Java', () => jm.items().length >= 6);
+    await jm.stop();
+    expect(jm.items()).toEqual(['n0a', 'n0b', 'n1a', 'n1b', 'n2a', 'n2b']);
+    console.log(`interop queue: delay 5 Java->Node (first taken ${Math.min(...takenAt) - t0} ms after the start, due at 500) and 6 Node->Java; id 10 Java items, 2 removed by id from Node, 8 taken in order, 4 Node->Java; multi 3 nodes each way (6 items)`);
   }, 120_000);
 
   it('negative control: 50 Node items written without the ItemSerializer framing never reach the Java consumer, and the delivery check fails', async () => {

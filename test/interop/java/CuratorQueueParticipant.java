@@ -1,26 +1,31 @@
 import java.nio.charset.StandardCharsets;
 
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.queue.DistributedDelayQueue;
+import org.apache.curator.framework.recipes.queue.DistributedIdQueue;
 import org.apache.curator.framework.recipes.queue.DistributedPriorityQueue;
 import org.apache.curator.framework.recipes.queue.DistributedQueue;
+import org.apache.curator.framework.recipes.queue.MultiItem;
 import org.apache.curator.framework.recipes.queue.QueueBuilder;
 import org.apache.curator.framework.recipes.queue.QueueConsumer;
 import org.apache.curator.framework.recipes.queue.QueueSerializer;
 import org.apache.curator.framework.state.ConnectionState;
 
 /**
- * The Curator side of the queue interop test (queue.test.ts): a DistributedQueue or a
- * DistributedPriorityQueue of Curator 5, items as UTF-8 strings, in safe mode when a lock path is
- * given.
+ * The Curator side of the queue interop test (queue.test.ts): a DistributedQueue,
+ * DistributedPriorityQueue, DistributedDelayQueue or DistributedIdQueue of Curator 5, items as
+ * UTF-8 strings, in safe mode when a lock path is given.
  *
- *   java CuratorQueueParticipant connect produce plain|priority path lockPath|- count prefix
- *   java CuratorQueueParticipant connect consume plain|priority path lockPath|- delayMs id
+ *   java CuratorQueueParticipant connect produce plain|multi|priority|delay|id path lockPath|- count prefix [dueInMs]
+ *   java CuratorQueueParticipant connect consume plain|priority|delay|id path lockPath|- delayMs id
  *
- * produce: prints READY, waits for a stdin line, puts `count` items `<prefix><i>` (priority queue:
- * `<prefix><i>:<priority>` with the priority of item i given by {@link #priorityOf}), each put in
- * the foreground, then prints DONE and exits.
+ * produce: prints READY, waits for a stdin line, puts `count` items `<prefix><i>` in the
+ * foreground, then prints DONE and exits. priority: `<prefix><i>:<priority>` with the priority
+ * {@link #priorityOf}(i); multi: `count` nodes by putMulti, each holding `<prefix><i>a` and
+ * `<prefix><i>b`; delay: due `dueInMs` after the start line; id: under the id `id-<i % 5>`.
  * consume: starts the consumer, prints READY, then `ITEM <value>` for each item it consumed
- * (sleeping `delayMs` in each), until a stdin line stops it.
+ * (`ITEM <value>@<currentTimeMillis>` for a delay queue; sleeping `delayMs` in each), until a
+ * stdin line stops it.
  */
 public final class CuratorQueueParticipant {
   private CuratorQueueParticipant() {}
@@ -40,16 +45,24 @@ public final class CuratorQueueParticipant {
     }
   };
 
+  /** A MultiItem of `<base>a` and `<base>b`. */
+  static MultiItem<String> pair(String base) {
+    String[] items = {base + "a", base + "b"};
+    int[] next = {0};
+    return () -> next[0] < items.length ? items[next[0]++] : null;
+  }
+
   public static void main(String[] args) throws Exception {
-    Interop.expectArgs(args, "CuratorQueueParticipant connect produce|consume plain|priority path lockPath|- count|delayMs prefix|id", 7);
+    Interop.expectArgs(args, "CuratorQueueParticipant connect produce|consume plain|multi|priority|delay|id path lockPath|- count|delayMs prefix|id [dueInMs]", 7, 8);
     boolean produce = args[1].equals("produce");
-    boolean priority = args[2].equals("priority");
+    String kind = args[2];
+    boolean priority = kind.equals("priority");
     String lockPath = args[4].equals("-") ? null : args[4];
     CuratorFramework client = Interop.connect(args[0], 10_000);
     try {
       QueueConsumer<String> consumer = new QueueConsumer<String>() {
         public void consumeMessage(String message) throws Exception {
-          Interop.say("ITEM " + message);
+          Interop.say("ITEM " + message + (kind.equals("delay") ? "@" + System.currentTimeMillis() : ""));
           long delay = Long.parseLong(args[5]);
           if (delay > 0) Thread.sleep(delay);
         }
@@ -60,17 +73,34 @@ public final class CuratorQueueParticipant {
       if (lockPath != null) builder = builder.lockPath(lockPath);
       if (produce) {
         int count = Integer.parseInt(args[5]);
+        String prefix = args[6];
         if (priority) {
           DistributedPriorityQueue<String> queue = builder.buildPriorityQueue(0);
           queue.start();
           Interop.awaitStart(Interop.stdin());
-          for (int i = 0; i < count; i++) queue.put(args[6] + i + ":" + priorityOf(i), priorityOf(i));
+          for (int i = 0; i < count; i++) queue.put(prefix + i + ":" + priorityOf(i), priorityOf(i));
+          queue.close();
+        } else if (kind.equals("delay")) {
+          DistributedDelayQueue<String> queue = builder.buildDelayQueue();
+          queue.start();
+          Interop.awaitStart(Interop.stdin());
+          long due = System.currentTimeMillis() + Long.parseLong(args[7]);
+          for (int i = 0; i < count; i++) queue.put(prefix + i, due);
+          queue.close();
+        } else if (kind.equals("id")) {
+          DistributedIdQueue<String> queue = builder.buildIdQueue();
+          queue.start();
+          Interop.awaitStart(Interop.stdin());
+          for (int i = 0; i < count; i++) queue.put(prefix + i, "id-" + (i % 5));
           queue.close();
         } else {
           DistributedQueue<String> queue = builder.buildQueue();
           queue.start();
           Interop.awaitStart(Interop.stdin());
-          for (int i = 0; i < count; i++) queue.put(args[6] + i);
+          for (int i = 0; i < count; i++) {
+            if (kind.equals("multi")) queue.putMulti(pair(prefix + i));
+            else queue.put(prefix + i);
+          }
           queue.close();
         }
         Interop.say("DONE");
@@ -79,6 +109,14 @@ public final class CuratorQueueParticipant {
       java.io.Closeable queue;
       if (priority) {
         DistributedPriorityQueue<String> q = builder.buildPriorityQueue(0);
+        q.start();
+        queue = q;
+      } else if (kind.equals("delay")) {
+        DistributedDelayQueue<String> q = builder.buildDelayQueue();
+        q.start();
+        queue = q;
+      } else if (kind.equals("id")) {
+        DistributedIdQueue<String> q = builder.buildIdQueue();
         q.start();
         queue = q;
       } else {
