@@ -12,7 +12,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { decodeInstance, encodeInstance, ServiceDiscovery, type ServiceInstance } from '@zk/locks';
+import { decodeInstance, encodeInstance, RenewingClient, ServiceDiscovery, type ServiceInstance } from '@zk/locks';
+import { waitFor } from '../harness/index.js';
 import { connectString, type TestSpace } from '../harness/fixtures.js';
 import { curatorDiscoveryMissing, type CompiledJava } from '../harness/java.js';
 import { interopHooks, Participant } from './participants.js';
@@ -147,6 +148,26 @@ describe.skipIf(missing !== undefined)(`interop - Curator curator-x-discovery an
     j.proc.kill('SIGKILL');
     await cache.waitFor((l) => l.length === 0, { timeout: 20_000 });
     console.log(`killed Java instance left the Node cache after ${Math.round((await removed) - killedAt)} ms (session timeout 4000 ms)`);
+  });
+
+  it('a Node instance on a RenewingClient whose session expires is back for Java under the next session', async () => {
+    const sessions = new RenewingClient(() => space.client());
+    try {
+      await using discovery = await ServiceDiscovery.open(sessions, { basePath: BASE });
+      const ours = await discovery.register(nodeInstance('phoenix', 3000, { id: 'phoenix' }));
+      const j = await java('map');
+      expect(sameOnBothSides([ours], (await javaQuery(j, 'api')) as Map<string, ServiceInstance>)).toBe(1);
+      const first = discovery.zk.sessionId;
+      await space.expire(discovery.zk);
+      const admin = await space.admin();
+      await waitFor('phoenix under a new session', async () => {
+        const stat = await admin.exists(`${space.root}${BASE}/api/phoenix`);
+        return stat && stat.ephemeralOwner !== first && stat.ephemeralOwner === discovery.zk.sessionId ? true : undefined;
+      }, 15_000, 20);
+      expect(sameOnBothSides([ours], (await javaQuery(j, 'api')) as Map<string, ServiceInstance>)).toBe(1);
+    } finally {
+      await sessions.close();
+    }
   });
 
   it('negative controls: naive Node JSON (name renamed; payload without @class) fails the same checks in Java', async () => {
