@@ -18,6 +18,16 @@ function fakes() {
         }
       },
     },
+    '@opentelemetry/api': {
+      trace: {
+        getTracer: (name: string) => ({
+          startActiveSpan: <T>(span: string, fn: (s: { end(): void }) => T): T => {
+            calls.push(`${name}: ${span}`);
+            return fn({ end: () => calls.push(`end ${span}`) });
+          },
+        }),
+      },
+    },
     '@zk/otel': {
       ZooKeeperInstrumentation: class {
         constructor() {
@@ -41,8 +51,11 @@ describe('zk-lock telemetry', () => {
     const { calls, load } = fakes();
     const t = await startTelemetry({ OTEL_TRACES_EXPORTER: 'console' }, load);
     expect(t.on).toBe(true);
-    if (t.on) await t.stop();
-    expect(calls).toEqual(['sdk(zk-lock)', 'start', 'instrument', 'disable', 'shutdown']);
+    if (t.on) {
+      expect(await t.span('zk-lock /locks/x', async () => 7)).toBe(7);
+      await t.stop();
+    }
+    expect(calls).toEqual(['sdk(zk-lock)', 'start', 'instrument', 'zk-lock: zk-lock /locks/x', 'end zk-lock /locks/x', 'disable', 'shutdown']);
     const named = fakes();
     await startTelemetry({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SERVICE_NAME: 'nightly' }, named.load);
     expect(named.calls[0]).toBe('sdk()'); // the SDK reads OTEL_SERVICE_NAME itself

@@ -17,9 +17,15 @@ interface SdkModule {
 interface OtelModule {
   ZooKeeperInstrumentation: new () => { disable(): void };
 }
+interface ApiModule {
+  trace: { getTracer(name: string): { startActiveSpan<T>(name: string, fn: (span: { end(): void }) => T): T } };
+}
 
-/** @internal The outcome: telemetry on (with its stop), or off and why. */
-export type Telemetry = { on: true; stop: () => Promise<void> } | { on: false; why: string };
+/**
+ * @internal The outcome: telemetry on (`span` runs a function under one span, the parent of the
+ * wait, the hold and the requests; `stop` flushes), or off and why.
+ */
+export type Telemetry = { on: true; span<T>(name: string, fn: () => Promise<T>): Promise<T>; stop: () => Promise<void> } | { on: false; why: string };
 
 /**
  * @internal Starts the SDK and the instrumentation when `env` asks for it; `load` imports a module
@@ -31,8 +37,9 @@ export async function startTelemetry(env: NodeJS.ProcessEnv = process.env, load:
   if (trigger === undefined) return { on: false, why: 'no OTEL_* exporter setting' };
   let sdk: SdkModule;
   let otel: OtelModule;
+  let api: ApiModule;
   try {
-    [sdk, otel] = (await Promise.all([load('@opentelemetry/sdk-node'), load('@zk/otel')])) as [SdkModule, OtelModule];
+    [sdk, otel, api] = (await Promise.all([load('@opentelemetry/sdk-node'), load('@zk/otel'), load('@opentelemetry/api')])) as [SdkModule, OtelModule, ApiModule];
   } catch (err) {
     return { on: false, why: `${trigger} is set, but @zk/otel and @opentelemetry/sdk-node are not both installed (${(err as Error).message})` };
   }
@@ -41,6 +48,14 @@ export async function startTelemetry(env: NodeJS.ProcessEnv = process.env, load:
   const instrumentation = new otel.ZooKeeperInstrumentation();
   return {
     on: true,
+    span: (name, fn) =>
+      api.trace.getTracer('zk-lock').startActiveSpan(name, async (span) => {
+        try {
+          return await fn();
+        } finally {
+          span.end();
+        }
+      }),
     stop: async () => {
       instrumentation.disable();
       await node.shutdown().catch(() => undefined);

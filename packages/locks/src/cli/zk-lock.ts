@@ -111,7 +111,8 @@ async function main(argv: string[]): Promise<number> {
       return Exit.unavailable;
     }
     try {
-      return args.command === 'status' ? await status(zk, args) : await run(zk, args);
+      const work = () => (args.command === 'status' ? status(zk, args) : run(zk, args));
+      return telemetry.on ? await telemetry.span(`zk-lock ${args.command === 'status' ? 'status ' : ''}${args.path}`, work) : await work();
     } finally {
       await zk.close();
     }
