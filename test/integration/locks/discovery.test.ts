@@ -166,6 +166,14 @@ describe.skipIf(noCache)(`discovery - cache and provider${noCache ? ' (skipped: 
     }
     expect(events.map((e) => e.type)).toEqual(['added', 'updated', 'removed']);
     expect(events[1]!.type === 'updated' && events[1]!.previous.payload).toEqual({ v: 1 });
+    // A node that is not an instance is left out and listed as invalid, until it goes.
+    await other.create('/s/x/junk', 'not json');
+    await waitFor('junk listed invalid', () => (cache.invalid.has('junk') ? true : undefined), 5_000, 10);
+    expect(cache.invalid.get('junk')).toBeInstanceOf(DiscoveryError);
+    expect(cache.instances.map((i) => i.id)).toEqual(['pre']);
+    await other.delete('/s/x/junk');
+    await waitFor('junk gone', () => (cache.invalid.size === 0 ? true : undefined), 5_000, 10);
+    expect(heard).toEqual(['added a', 'updated a', 'removed a']);
   });
 
   it('providers: round robin in node-name order, random within the set, sticky until its instance goes; disabled skipped', async () => {
