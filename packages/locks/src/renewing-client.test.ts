@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { InvalidArgumentError, type SessionState, type ZooKeeper } from '@zk/protocol';
 import { LockStateError } from './errors.js';
+import { PersistentNode } from './persistent-node.js';
 import { RenewingClient } from './renewing-client.js';
 import { fakeClient } from './testing/fake-client.js';
 
@@ -68,5 +69,16 @@ describe('RenewingClient', () => {
     await expect(flaky.client()).rejects.toBeInstanceOf(LockStateError);
     await flaky.close();
     expect(() => new RenewingClient('x' as never)).toThrow(InvalidArgumentError);
+  });
+
+  it('is recognised across copies of the package (instanceof by brand), so a recipe of one copy takes the RenewingClient of another', async () => {
+    vi.resetModules();
+    const copy = (await import('./renewing-client.js')) as typeof import('./renewing-client.js');
+    expect(copy.RenewingClient).not.toBe(RenewingClient);
+    const theirs = new copy.RenewingClient(async () => driven(1).zk);
+    expect(theirs instanceof RenewingClient).toBe(true);
+    expect(driven(2).zk instanceof RenewingClient).toBe(false);
+    expect(() => new PersistentNode(theirs as never, '/x')).not.toThrow(); // this copy's recipe
+    await theirs.close();
   });
 });

@@ -7,6 +7,7 @@
  */
 import { InvalidArgumentError, type ZooKeeper } from '@zk/protocol';
 import { LockStateError } from './errors.js';
+import { brandClass } from './internal/brand.js';
 import { checkClient } from './internal/client.js';
 import { pauseUnless, RETRY_FIRST_MS, RETRY_MAX_MS } from './internal/persistent-node-support.js';
 
@@ -23,6 +24,10 @@ import { pauseUnless, RETRY_FIRST_MS, RETRY_MAX_MS } from './internal/persistent
  * ```
  */
 export class RenewingClient implements AsyncDisposable {
+  static {
+    // The recipes tell it from a ZooKeeper with instanceof: true for one made by another copy of this package too.
+    brandClass(Symbol.for('@zk/locks:renewing-client'), this, 'RenewingClient');
+  }
   readonly #connect: () => Promise<ZooKeeper>;
   #current: ZooKeeper | undefined;
   #opening: Promise<ZooKeeper> | undefined;
