@@ -9,7 +9,7 @@ import { ZooKeeperAttributes as A } from './attributes.js';
 import { errorMessage, errorName, sessionHex, type AcquireContext, type HoldMessage, type LeadershipMessage, type LostMessage } from './channels.js';
 import { defined } from './metrics.js';
 import { mayStart, parentContext, type Runtime, type Scope } from './options.js';
-import { scopeOf, type TracingHandlers } from './requests.js';
+import { failSpan, scopeOf, spanHandlers, type TracingHandlers } from './requests.js';
 import { summarizePath } from './summary.js';
 
 /** A lock path's summary; a MultiLock's comma-separated paths each summarized. */
@@ -104,27 +104,13 @@ export function lockHandlers(rt: Runtime): {
         [A.ERROR_TYPE]: isError ? errorName(ctx.error) : undefined,
       }),
     );
-    if (isError) {
-      if (ctx.error instanceof Error) span.recordException(ctx.error);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(ctx.error) });
-    }
+    if (isError) failSpan(span, ctx.error);
     span.end();
   };
 
   return {
-    acquire: {
-      start: (ctx) => void open(ctx),
-      end(ctx) {
-        if (ctx.error !== undefined) finish(ctx);
-      },
-      asyncStart() {},
-      asyncEnd: finish,
-      error() {},
-    },
-    enter(ctx) {
-      const span = open(ctx).span;
-      return span === undefined ? rt.scope.getStore() : scopeOf(rt, span);
-    },
+    acquire: spanHandlers(open, finish),
+    enter: (ctx) => scopeOf(rt, open(ctx).span),
     hold(m) {
       const key = keyOf(m);
       if (m.event === 'start') {

@@ -84,8 +84,7 @@ export function requestHandlers(rt: Runtime): TracingHandlers<RequestContext> {
       }),
     );
     if (ctx.error !== undefined) {
-      if (ctx.error instanceof Error) span.recordException(ctx.error);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(ctx.error) });
+      failSpan(span, ctx.error);
     } else if (failed) {
       span.setStatus({ code: SpanStatusCode.ERROR, message: `${codeName(code)} (${code})` });
     }
@@ -94,40 +93,32 @@ export function requestHandlers(rt: Runtime): TracingHandlers<RequestContext> {
     span.end();
   };
 
-  return {
-    start(ctx) {
-      if (inFlight.has(ctx)) return;
-      rt.instruments.outstanding.add(1, system);
-      const summary = requestSummary(ctx.path);
-      let span: Span | undefined;
-      const parent = parentContext(rt);
-      if (!ignored(rt, ctx) && mayStart(rt, parent)) {
-        span = rt.tracer.startSpan(
-          summary === '' ? ctx.operation : `${ctx.operation} ${summary}`,
-          {
-            kind: SpanKind.CLIENT,
-            attributes: defined({
-              [A.DB_SYSTEM_NAME]: 'zookeeper',
-              [A.DB_OPERATION_NAME]: ctx.operation,
-              [A.DB_QUERY_SUMMARY]: summary === '' ? undefined : summary,
-              [A.DB_OPERATION_BATCH_SIZE]: BATCHES.has(ctx.operation) ? ctx.batchSize : undefined,
-            }),
-          },
-          parent,
-        );
-        const hook = rt.config.requestHook;
-        if (hook !== undefined) safely(() => hook(span!, ctx));
-      }
-      inFlight.set(ctx, { started: performance.now(), span, summary });
-    },
-    end(ctx) {
-      // `error` before `end`: the call threw before a promise existed; nothing async follows.
-      if (ctx.error !== undefined) finish(ctx);
-    },
-    asyncStart() {},
-    asyncEnd: finish,
-    error() {},
+  const open = (ctx: RequestContext): void => {
+    if (inFlight.has(ctx)) return;
+    rt.instruments.outstanding.add(1, system);
+    const summary = requestSummary(ctx.path);
+    let span: Span | undefined;
+    const parent = parentContext(rt);
+    if (!ignored(rt, ctx) && mayStart(rt, parent)) {
+      span = rt.tracer.startSpan(
+        summary === '' ? ctx.operation : `${ctx.operation} ${summary}`,
+        {
+          kind: SpanKind.CLIENT,
+          attributes: defined({
+            [A.DB_SYSTEM_NAME]: 'zookeeper',
+            [A.DB_OPERATION_NAME]: ctx.operation,
+            [A.DB_QUERY_SUMMARY]: summary === '' ? undefined : summary,
+            [A.DB_OPERATION_BATCH_SIZE]: BATCHES.has(ctx.operation) ? ctx.batchSize : undefined,
+          }),
+        },
+        parent,
+      );
+      const hook = rt.config.requestHook;
+      if (hook !== undefined) safely(() => hook(span!, ctx));
+    }
+    inFlight.set(ctx, { started: performance.now(), span, summary });
   };
+  return spanHandlers(open, finish);
 }
 
 /** The path a create answered with: a string (create) or `{ path }` (create2, createTtl). */
@@ -178,31 +169,40 @@ export function connectHandlers(rt: Runtime): { handlers: TracingHandlers<Connec
         [A.ERROR_TYPE]: ctx.error !== undefined ? errorName(ctx.error) : undefined,
       }),
     );
-    if (ctx.error !== undefined) {
-      if (ctx.error instanceof Error) span.recordException(ctx.error);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(ctx.error) });
-    }
+    if (ctx.error !== undefined) failSpan(span, ctx.error);
     span.end();
   };
+  return { handlers: spanHandlers(open, finish), enter: (ctx) => scopeOf(rt, open(ctx)) };
+}
+
+/**
+ * @internal The scope a traced operation puts in place while it runs (its span is the parent of
+ * what it does), or the current one when it has no span.
+ */
+export function scopeOf(rt: Runtime, span: Span | undefined): Scope | undefined {
+  if (span === undefined) return rt.scope.getStore();
+  const outer = parentContext(rt);
+  return { inner: trace.setSpan(outer, span), outer, span };
+}
+
+/**
+ * @internal The handlers of a tracing channel whose operation `open`s at `start` and `finish`es
+ * at `asyncEnd`, or at `end` when `error` came first (the call threw before a promise existed).
+ */
+export function spanHandlers<T extends { readonly error?: unknown }>(open: (ctx: T) => unknown, finish: (ctx: T) => void): TracingHandlers<T> {
   return {
-    handlers: {
-      start: (ctx) => void open(ctx),
-      end(ctx) {
-        if (ctx.error !== undefined) finish(ctx);
-      },
-      asyncStart() {},
-      asyncEnd: finish,
-      error() {},
+    start: (ctx) => void open(ctx),
+    end(ctx) {
+      if (ctx.error !== undefined) finish(ctx);
     },
-    enter(ctx) {
-      const span = open(ctx);
-      return span === undefined ? rt.scope.getStore() : scopeOf(rt, span);
-    },
+    asyncStart() {},
+    asyncEnd: finish,
+    error() {},
   };
 }
 
-/** @internal The scope of a wait whose span is `span`, started in the current context. */
-export function scopeOf(rt: Runtime, span: Span): Scope {
-  const outer = parentContext(rt);
-  return { inner: trace.setSpan(outer, span), outer, span };
+/** @internal Marks `span` failed by `error`: ERROR status with its message, and the exception recorded. */
+export function failSpan(span: Span, error: unknown): void {
+  if (error instanceof Error) span.recordException(error);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
 }
