@@ -306,12 +306,15 @@ describe('discovery - sessions', () => {
   it.skipIf(noCache)('without a RenewingClient an expired session ends the cache with SessionExpiredError', async () => {
     const zk = await space.client();
     const discovery = await ServiceDiscovery.open(zk, { basePath: '/s' });
+    await discovery.register({ name: 'x', id: 'a' });
     const cache = await discovery.cache('x');
-    const wait = cache.waitFor();
+    const wait = cache.waitFor((l) => l.length === 2);
     await space.expire(zk);
     await expect(wait).rejects.toMatchObject({ name: 'SessionExpiredError' });
     expect(cache.closed).toBe(true);
-    await discovery.close().catch(() => undefined);
+    await expect(discovery.register({ name: 'x', id: 'b' })).rejects.toMatchObject({ name: 'SessionExpiredError' });
+    await discovery.close(); // the ephemeral instance went with the session: nothing to delete, no error
+    expect(await space.children('/s/x')).toEqual([]);
   });
 });
 

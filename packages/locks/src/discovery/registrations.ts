@@ -4,7 +4,7 @@
  * `ServiceDiscoveryImpl.internalRegisterService` does: on NodeExists the node is deleted and
  * created again, once (so watchers see the change), then the error stands.
  */
-import { BadVersionError, CreateMode, InvalidArgumentError, NodeExistsError, NoNodeError, ZooKeeperError, type ACL, type CallOptions, type ZooKeeper } from '@zk/protocol';
+import { BadVersionError, CreateMode, InvalidArgumentError, NodeExistsError, NoNodeError, SessionExpiredError, ZooKeeperError, type ACL, type CallOptions, type ZooKeeper } from '@zk/protocol';
 import { connected } from '../internal/attempt.js';
 import { pauseUnless, RETRY_FIRST_MS, RETRY_MAX_MS } from '../internal/persistent-node-support.js';
 import { encodeInstance, type ServiceInstance, type ServiceType } from './instance.js';
@@ -96,8 +96,11 @@ export class Registrar {
    */
   async remove(zk: ZooKeeper, registration: Registration, options: CallOptions = {}): Promise<void> {
     const path = registration.path ?? this.instancePath(registration.instance.name, registration.instance.id);
+    const ephemeral = isEphemeral(registration.instance.serviceType);
+    // A session that ended took its ephemeral nodes along: nothing to delete, nothing to send.
+    if (ephemeral && (zk.state === 'expired' || zk.state === 'closed')) return;
     try {
-      if (isEphemeral(registration.instance.serviceType)) {
+      if (ephemeral) {
         const stat = await zk.exists(path, options);
         if (stat === null || stat.ephemeralOwner !== zk.sessionId) return;
         await zk.delete(path, { ...options, version: stat.version });
@@ -105,7 +108,7 @@ export class Registrar {
         await zk.delete(path, options);
       }
     } catch (err) {
-      if (!(err instanceof NoNodeError || err instanceof BadVersionError)) throw err;
+      if (!(err instanceof NoNodeError || err instanceof BadVersionError || (ephemeral && err instanceof SessionExpiredError))) throw err;
     }
   }
 
