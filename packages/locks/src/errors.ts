@@ -221,9 +221,13 @@ export class QueueTimeoutError extends LockTimeoutError {
     brandError(this, 'QueueTimeoutError');
   }
   override name = 'QueueTimeoutError';
-  constructor(path: string, timeout: number) {
+  /** What timed out: taking an item, or putting one (waiting for room under `maxItems`, or the create). */
+  readonly operation: 'take' | 'put';
+  constructor(path: string, timeout: number, operation: 'take' | 'put' = 'take') {
     super(path, timeout);
-    this.message = timeout === 0 ? `queue ${path}: no item can be taken at once` : `queue ${path}: no item within ${timeout} ms`;
+    const what = operation === 'take' ? 'no item' : 'the item not put';
+    this.message = timeout === 0 ? `queue ${path}: ${operation === 'take' ? 'no item can be taken' : 'the item cannot be put'} at once` : `queue ${path}: ${what} within ${timeout} ms`;
+    this.operation = operation;
   }
 }
 
@@ -233,9 +237,12 @@ export class QueueAbortedError extends LockAbortedError {
     brandError(this, 'QueueAbortedError');
   }
   override name = 'QueueAbortedError';
-  constructor(path: string, reason: unknown) {
+  /** What was aborted: taking an item, or putting one. */
+  readonly operation: 'take' | 'put';
+  constructor(path: string, reason: unknown, operation: 'take' | 'put' = 'take') {
     super(path, reason);
-    this.message = `queue ${path}: the wait was aborted`;
+    this.message = `queue ${path}: ${operation} was aborted`;
+    this.operation = operation;
   }
 }
 

@@ -223,6 +223,29 @@ describe('queue - timeout, abort, bad input, ACL', () => {
     expect(await space.children('/q/t')).toHaveLength(1);
   });
 
+  it('maxItems: a put waits for room (woken by a take), times out or aborts with a typed error and puts nothing', async () => {
+    const [producer, consumer] = await Promise.all([space.client(), space.client()]);
+    const q = new Queue(producer, '/q/max', { ...strings, maxItems: 2 });
+    await q.put('a');
+    await q.put('b');
+    await expect(q.put('c', { timeout: 0 })).rejects.toMatchObject({ name: 'QueueTimeoutError', operation: 'put' });
+    await expect(q.put('c', { timeout: 150 })).rejects.toBeInstanceOf(QueueTimeoutError);
+    const controller = new AbortController();
+    const aborted = q.put('c', { signal: controller.signal });
+    await waitFor('the put watching', () => (producer.watchCount > 0 ? true : undefined), 10_000, 5);
+    controller.abort();
+    await expect(aborted).rejects.toMatchObject({ name: 'QueueAbortedError', operation: 'put' });
+    expect(await space.children('/q/max')).toHaveLength(2);
+    let put = false;
+    const waiting = q.put('d').then(() => (put = true));
+    await waitFor('the put watching', () => (producer.watchCount > 0 ? true : undefined), 10_000, 5);
+    expect(put).toBe(false);
+    expect((await new Queue(consumer, '/q/max', strings).take({ timeout: 0 })).value).toBe('a');
+    await waiting;
+    const c = new Queue(consumer, '/q/max', strings);
+    expect([(await c.take({ timeout: 0 })).value, (await c.take({ timeout: 0 })).value]).toEqual(['b', 'd']);
+  });
+
   it('bad input is refused with InvalidArgumentError before anything is sent', async () => {
     const zk = await space.client();
     const sent: unknown[] = [];
@@ -234,6 +257,7 @@ describe('queue - timeout, abort, bad input, ACL', () => {
       expect(() => new Queue(zk, '/q/x', { lockPath: '/q/x/locks' })).toThrow(InvalidArgumentError);
       expect(() => new Queue(zk, '/q/x', { serializer: {} as never })).toThrow(InvalidArgumentError);
       expect(() => new Queue(zk, '/q/x', { acl: [{ perms: 0, id: ANYONE_ID_UNSAFE }] })).toThrow(InvalidArgumentError);
+      for (const maxItems of [0, -1, 1.5, '2']) expect(() => new Queue(zk, '/q/x', { maxItems: maxItems as number })).toThrow(InvalidArgumentError);
       const bytes = new Queue(zk, '/q/x');
       await expect(bytes.put('not bytes' as unknown as Uint8Array)).rejects.toBeInstanceOf(InvalidArgumentError);
       await expect(new Queue(zk, '/q/x', strings).putMulti([])).rejects.toBeInstanceOf(InvalidArgumentError);

@@ -17,7 +17,7 @@ import { checkClient } from '../internal/client.js';
 import { bytesSerializer, encodeItems, type QueueSerializer } from './item-codec.js';
 import { removeItem, takeNormally, takeWithLock, type QueueContext, type QueueItem } from './item.js';
 import { QueueIterator } from './iterator.js';
-import type { QueueLayout } from './names.js';
+import { QUEUE_ITEM_NAME, type QueueLayout } from './names.js';
 
 /** Options of a wait of a queue: `take`, `put`, `items`. */
 export type QueueWaitOptions = BarrierWaitOptions;
@@ -34,6 +34,12 @@ export interface QueueOptions<T> {
    */
   lockPath?: string;
   /**
+   * Curator's `QueueBuilder.maxItems`: a put waits (within its timeout) while the queue holds this
+   * many items or more. A soft bound, as Curator's: producers that look at the same moment may all
+   * put. Default: no bound.
+   */
+  maxItems?: number;
+  /**
    * ACL of every node the queue makes: items, locks, the queue and lock paths and their container
    * parents (default: the client's `acl` connect option, else OPEN_ACL_UNSAFE). Checked when the
    * queue is made (InvalidArgumentError).
@@ -41,11 +47,11 @@ export interface QueueOptions<T> {
   acl?: readonly ACL[] | undefined;
 }
 
-function queueKind(doing: string): AttemptKind {
-  return { doing, timeout: (p, ms) => new QueueTimeoutError(p, ms), aborted: (p, reason) => new QueueAbortedError(p, reason) };
+function queueKind(doing: string, operation: 'take' | 'put'): AttemptKind {
+  return { doing, timeout: (p, ms) => new QueueTimeoutError(p, ms, operation), aborted: (p, reason) => new QueueAbortedError(p, reason, operation) };
 }
-const TAKING = queueKind('taking from queue');
-const PUTTING = queueKind('putting into queue');
+const TAKING = queueKind('taking from queue', 'take');
+const PUTTING = queueKind('putting into queue', 'put');
 
 /** The base of {@link Queue}, {@link PriorityQueue}, {@link DelayQueue} and {@link IdQueue}. */
 export abstract class QueueBase<T> {
@@ -58,6 +64,7 @@ export abstract class QueueBase<T> {
   readonly #serializer: QueueSerializer<T>;
   readonly #acl: readonly ACL[] | undefined;
   readonly #layout: QueueLayout;
+  readonly #maxItems: number | undefined;
   #pathReady: Promise<void> | undefined;
   #lockPathReady: Promise<void> | undefined;
   readonly #ctx: QueueContext<T>;
@@ -74,6 +81,11 @@ export abstract class QueueBase<T> {
       validatePath(lockPath);
       if (lockPath === path || lockPath.startsWith(`${path}/`)) throw new InvalidArgumentError('lockPath', `must be outside the queue path ${path}`);
     }
+    const { maxItems } = options;
+    if (maxItems !== undefined && (typeof maxItems !== 'number' || !Number.isInteger(maxItems) || maxItems < 1 || maxItems > 2 ** 31 - 1)) {
+      throw new InvalidArgumentError('maxItems', `must be an integer in 1..2^31-1, got ${String(maxItems)}`);
+    }
+    this.#maxItems = maxItems;
     this.zk = zk;
     this.path = path;
     this.lockPath = lockPath;
@@ -164,6 +176,7 @@ export abstract class QueueBase<T> {
         attempt.check();
         await attempt.connected(new ConnectionLossError('not connected'));
         await this.#ensurePath(attempt);
+        if (this.#maxItems !== undefined) await this.#untilRoom(attempt, this.#maxItems);
         const created = this.zk.create(`${this.path}/${name}`, data, { mode: CreateMode.PERSISTENT_SEQUENTIAL, acl: this.#acl });
         try {
           return await attempt.race(created);
@@ -178,6 +191,23 @@ export abstract class QueueBase<T> {
       }
     } finally {
       attempt.end();
+    }
+  }
+
+  /** Curator's `blockIfMaxed`: waits while the queue holds `maxItems` items or more, on a children watch. */
+  async #untilRoom(attempt: Attempt, maxItems: number): Promise<void> {
+    for (;;) {
+      const watch = new NodeWatch(this.zk, this.path);
+      try {
+        const children = await attempt.race(watch.getChildren());
+        if (children.filter((c) => c.startsWith(QUEUE_ITEM_NAME)).length < maxItems) return;
+        await attempt.sleep(watch.fired);
+      } catch (err) {
+        if (!isRetryable(err)) throw err;
+        await attempt.connected(err);
+      } finally {
+        await watch.remove();
+      }
     }
   }
 

@@ -43,8 +43,10 @@ export class Queue<T = Uint8Array> extends QueueBase<T> {
   }
 
   /**
-   * Adds `item` (Curator's `put`); resolves with the new node's path. An item the serializer
-   * refuses throws InvalidArgumentError before any byte is sent.
+   * Adds `item` (Curator's `put`); resolves with the new node's path. With `maxItems`, waits for
+   * room first; `timeout` and `signal` bound the whole put (QueueTimeoutError / QueueAbortedError,
+   * `operation: 'put'`). An item the serializer refuses throws InvalidArgumentError before any
+   * byte is sent.
    */
   async put(item: T, options: QueueWaitOptions = {}): Promise<string> {
     return this.putNode(QUEUE_ITEM_NAME, this.encode([item], 'item'), options);
