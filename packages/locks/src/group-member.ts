@@ -9,7 +9,7 @@
 import { networkInterfaces } from 'node:os';
 import { CreateMode, InvalidArgumentError, TreeCache, validatePath, type ACL, type TreeCacheEvent, type ZooKeeper } from '@zk/protocol';
 import { LockStateError } from './errors.js';
-import { toBytes } from './internal/persistent-node-support.js';
+import { pauseUnless, RETRY_FIRST_MS, RETRY_MAX_MS, toBytes } from './internal/persistent-node-support.js';
 import { PersistentNode, type InitialWaitOptions } from './persistent-node.js';
 import { RenewingClient } from './renewing-client.js';
 
@@ -60,6 +60,7 @@ export class GroupMember implements AsyncDisposable {
   #reopening: Promise<void> | undefined;
   /** Wakes the `changes()` loops, so that close() ends them. */
   readonly #wakers = new Set<() => void>();
+  readonly #stop = new AbortController();
 
   /** Bad input (a path, an id that is not one node name, a payload, an acl) throws InvalidArgumentError before anything is sent. */
   constructor(client: ZooKeeper | RenewingClient, membershipPath: string, thisId: string, options: GroupMemberOptions = {}) {
@@ -138,6 +139,7 @@ export class GroupMember implements AsyncDisposable {
   async close(): Promise<void> {
     if (this.#state === 'closed') return;
     this.#state = 'closed';
+    this.#stop.abort();
     this.#offRenew?.();
     this.#offCache?.();
     this.#listeners.clear();
@@ -167,11 +169,11 @@ export class GroupMember implements AsyncDisposable {
   #reopen(zk: ZooKeeper): void {
     if (this.#state !== 'started') return;
     const reopening = (this.#reopening ?? Promise.resolve()).then(async () => {
-      for (let pause = 100; this.#state === 'started' && zk.state !== 'expired'; pause = Math.min(pause * 2, 5_000)) {
+      for (let pause = RETRY_FIRST_MS; this.#state === 'started' && zk.state !== 'expired'; pause = Math.min(pause * 2, RETRY_MAX_MS)) {
         try {
           return await this.#open(zk);
         } catch {
-          await new Promise((resolve) => setTimeout(resolve, pause));
+          await pauseUnless(pause * (0.5 + Math.random() / 2), this.#stop.signal);
         }
       }
     });
