@@ -94,3 +94,4 @@ export { NodeCache } from './cache/node-cache.js';
 export type { NodeCacheEvent, NodeCacheListener, NodeCacheStartOptions } from './cache/node-cache.js';
 export { PathChildrenCache } from './cache/path-children-cache.js';
 export type { CacheStartOptions, ChildData, ConnectionEvent, PathChildrenCacheEvent, PathChildrenCacheListener, PathChildrenCacheOptions, PathChildrenCacheStartOptions, StartMode } from './cache/path-children-cache.js';
+export type { SessionSource } from './cache/sessions.js';

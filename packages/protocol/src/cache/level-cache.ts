@@ -23,6 +23,7 @@ import { TreeCache } from './tree-cache.js';
 import type { CachedNode, NodeChange } from './node-table.js';
 import { deferred } from './helpers.js';
 import { EventHub } from './event-hub.js';
+import { differences, isSessionSource, type SessionSource } from './sessions.js';
 
 /** A cached node as Curator's `ChildData` has it: its full path, Stat, and data (unless the cache keeps no data). */
 export interface ChildData {
@@ -55,8 +56,8 @@ export function childData(node: CachedNode, cacheData: boolean): ChildData {
 }
 
 /** Validates a cache's constructor arguments (before anything is sent). */
-export function validateCacheArgs(zk: ZooKeeper, path: string, options: object | undefined): void {
-  if (typeof zk?.addWatch !== 'function') throw new InvalidArgumentError('zk', 'must be a ZooKeeper client');
+export function validateCacheArgs(zk: ZooKeeper | SessionSource, path: string, options: object | undefined): void {
+  if (typeof (zk as Partial<ZooKeeper> | undefined)?.addWatch !== 'function' && !isSessionSource(zk)) throw new InvalidArgumentError('zk', 'must be a ZooKeeper client or a session source (client() and onRenew(), as RenewingClient has)');
   validatePath(path);
   if (options !== undefined && (typeof options !== 'object' || options === null)) throw new InvalidArgumentError('options', 'must be an object');
 }
@@ -73,8 +74,14 @@ export function validateStartOptions(options: CacheStartOptions): void {
  * `NodeCache` and `PathChildrenCache`, which say what each change of the tree cache reports.
  */
 export abstract class LevelCache<E> implements AsyncDisposable {
-  readonly #zk: ZooKeeper;
+  /** The client of the current session (set by start; from the source, when there is one). */
+  #zk: ZooKeeper | undefined;
+  readonly #source: SessionSource | undefined;
   readonly #path: string;
+  /** The nodes passed to `changed`, as the recipe holds them: compared with a new session's. */
+  readonly #held = new Map<string, CachedNode>();
+  /** Stops waiting for the source's next client. */
+  #offRenew: (() => void) | undefined;
   readonly #maxDepth: 0 | 1;
   readonly #hub = new EventHub<E | ConnectionEvent>();
   #tree: TreeCache | undefined;
@@ -87,8 +94,9 @@ export abstract class LevelCache<E> implements AsyncDisposable {
   #closing: Promise<void> | undefined;
   readonly #done = deferred<void>();
 
-  protected constructor(zk: ZooKeeper, path: string, maxDepth: 0 | 1) {
-    this.#zk = zk;
+  protected constructor(zk: ZooKeeper | SessionSource, path: string, maxDepth: 0 | 1) {
+    if (isSessionSource(zk)) this.#source = zk;
+    else this.#zk = zk;
     this.#path = path;
     this.#maxDepth = maxDepth;
     this.#done.promise.catch(() => undefined); // a rejection nobody awaits is not an unhandled one
@@ -146,12 +154,15 @@ export abstract class LevelCache<E> implements AsyncDisposable {
     if (this.#ended) throw new ClientClosedError(`${op}: the cache was closed`);
     options.signal?.throwIfAborted();
     this.#started = true;
-    this.#offState = this.#zk.onStateChange(this.#onState);
     // The signal and the deadline bound the wait here, not the tree cache's requests: a request
     // given up on by the client may still reach the server, and an addWatch that does registers
     // a watch nobody would remove. The open goes on instead, and its cache is closed when it
     // resolves, which removes that watch on the server too.
-    const opening = TreeCache.open(this.#zk, this.#path, { maxDepth: this.#maxDepth });
+    const opening = (async () => {
+      const zk = this.#source ? await this.#source.client() : (this.#zk as ZooKeeper);
+      this.#attach(zk);
+      return TreeCache.open(zk, this.#path, { maxDepth: this.#maxDepth });
+    })();
     let tree: TreeCache;
     try {
       tree = await raceAbort(opening, options.signal, options.timeout, { op: `${op}.start`, path: this.#path });
@@ -170,62 +181,125 @@ export abstract class LevelCache<E> implements AsyncDisposable {
       options.signal.addEventListener('abort', this.#onAbort, { once: true });
     }
     const loaded = deferred<void>();
-    void this.#pump(tree, loaded.resolve);
+    void this.#pump(tree, loaded.resolve, false);
     await loaded.promise;
   }
 
-  /** Applies the tree cache's events (the snapshot first, then each change) through `changed`. */
-  async #pump(tree: TreeCache, loaded: () => void): Promise<void> {
+  /** Listens to `zk`'s states (and no longer to the previous client's). */
+  #attach(zk: ZooKeeper): void {
+    this.#offState?.();
+    this.#zk = zk;
+    this.#offState = zk.onStateChange(this.#onState);
+  }
+
+  /**
+   * Applies the tree cache's events through `changed`: the snapshot first (the initial set; or,
+   * in a new session, compared with what was held), then each change.
+   */
+  async #pump(tree: TreeCache, loaded: () => void, renewed: boolean): Promise<void> {
     let loading = true;
+    const snapshot: CachedNode[] = [];
     try {
       for await (const event of tree.events({ replay: true })) {
         if (this.#ended) break;
         if (event.type === 'initialized') {
           loading = false;
-          const out = this.loaded();
+          if (renewed) for (const change of differences(this.#held, snapshot)) this.#apply(change, false);
+          const out = renewed ? undefined : this.loaded();
           if (out) this.#hub.emit(out);
           loaded();
           continue;
         }
-        if (event.type === 'created' || event.type === 'changed' || event.type === 'deleted') {
-          const out = this.changed(event, loading);
-          if (out) this.#hub.emit(out);
-        }
+        if (loading && renewed && event.type === 'created') snapshot.push(event.node);
+        else if (event.type === 'created' || event.type === 'changed' || event.type === 'deleted') this.#apply(event, loading);
       }
       loaded();
     } catch (err) {
       loaded();
-      if (err instanceof SessionExpiredError && this.#connection !== 'CONNECTION_LOST') this.#hub.emit({ type: 'CONNECTION_LOST' });
+      if (err instanceof SessionExpiredError && this.#connection !== 'CONNECTION_LOST') this.#report('CONNECTION_LOST');
+      if (err instanceof SessionExpiredError && this.#source && !this.#ended) return this.#renew();
       await this.#end(err instanceof Error ? err : new Error(String(err)));
     }
+  }
+
+  #apply(change: NodeChange, loading: boolean): void {
+    if (change.type === 'deleted') this.#held.delete(change.path);
+    else this.#held.set(change.path, change.node);
+    const out = this.changed(change, loading);
+    if (out) this.#hub.emit(out);
+  }
+
+  /**
+   * The session expired and a source gives the next: load the level in the new session, report
+   * CONNECTION_RECONNECTED, then what differs from what was held (each change once), then carry on.
+   */
+  async #renew(): Promise<void> {
+    const source = this.#source as SessionSource;
+    const expired = this.#zk;
+    while (!this.#ended) {
+      let zk: ZooKeeper;
+      let tree: TreeCache;
+      try {
+        zk = await source.client();
+        if (zk === expired || zk.state === 'expired') zk = await this.#nextClient(source);
+        if (this.#ended) return;
+        this.#attach(zk);
+        tree = await TreeCache.open(zk, this.#path, { maxDepth: this.#maxDepth });
+      } catch (err) {
+        if (this.#ended) return;
+        if (err instanceof SessionExpiredError) continue; // that session expired too: the next one
+        return this.#end(err instanceof Error ? err : new Error(String(err)));
+      }
+      if (this.#ended) return void (await tree.close());
+      this.#tree = tree;
+      this.#report('CONNECTION_RECONNECTED');
+      return this.#pump(tree, () => undefined, true);
+    }
+  }
+
+  /** The source's next client (after an expiry); rejects if the cache is closed meanwhile. */
+  #nextClient(source: SessionSource): Promise<ZooKeeper> {
+    return new Promise((resolve, reject) => {
+      const off = source.onRenew((zk) => {
+        off();
+        this.#offRenew = undefined;
+        resolve(zk);
+      });
+      this.#offRenew = () => {
+        off();
+        reject(new ClientClosedError('the cache was closed'));
+      };
+    });
   }
 
   readonly #onAbort = (): void => void this.close();
 
   readonly #onState = (state: SessionState): void => {
     if (this.#ended) return;
-    const report = (type: ConnectionEvent['type']) => {
-      if (this.#connection === type) return;
-      this.#connection = type;
-      this.#hub.emit({ type });
-    };
     switch (state) {
       case 'suspended':
-        report('CONNECTION_SUSPENDED');
+        this.#report('CONNECTION_SUSPENDED');
         break;
       case 'lost':
       case 'expired':
-        report('CONNECTION_LOST');
+        this.#report('CONNECTION_LOST');
         break;
       case 'connected':
       case 'connectedReadOnly':
         // Reported before the re-read's differences, which the tree cache finds after this.
-        if (this.#connection !== undefined && this.#connection !== 'CONNECTION_RECONNECTED') report('CONNECTION_RECONNECTED');
+        if (this.#connection !== undefined && this.#connection !== 'CONNECTION_RECONNECTED') this.#report('CONNECTION_RECONNECTED');
         break;
       default:
         break;
     }
   };
+
+  /** Reports a connection event, unless it is the last one reported (each state once per outage). */
+  #report(type: ConnectionEvent['type']): void {
+    if (this.#connection === type) return;
+    this.#connection = type;
+    this.#hub.emit({ type });
+  }
 
   /** Ends the cache: `error` undefined for close(). Removes the watch (the tree cache's close). */
   async #end(error: Error | undefined): Promise<void> {
@@ -233,6 +307,7 @@ export abstract class LevelCache<E> implements AsyncDisposable {
     this.#ended = true;
     this.#hub.ending(this.#done.promise);
     this.#offState?.();
+    this.#offRenew?.();
     this.#signal?.removeEventListener('abort', this.#onAbort);
     await this.#tree?.close();
     this.#hub.finish(error);

@@ -6,6 +6,7 @@
  */
 import { InvalidArgumentError, type ZooKeeper } from '../index.js';
 import type { NodeChange } from './node-table.js';
+import type { SessionSource } from './sessions.js';
 import { childData, LevelCache, validateCacheArgs, type CacheStartOptions, type ChildData, type ConnectionEvent } from './level-cache.js';
 
 /**
@@ -41,8 +42,9 @@ export interface NodeCacheStartOptions extends CacheStartOptions {
  *   writes may be one change to the newer data); a node deleted and created again between two
  *   reads is reported as `deleted` then `created` (its czxid tells).
  * - Outages: `CONNECTION_SUSPENDED`, `CONNECTION_LOST`, `CONNECTION_RECONNECTED`, then the change
- *   made while away, once. Session expiry ends the cache: {@link NodeCache.done | done} and the
- *   streams fail with a SessionExpiredError.
+ *   made while away, once. Session expiry ends a cache given a client ({@link NodeCache.done | done}
+ *   and the streams fail with a SessionExpiredError); one given a {@link SessionSource}
+ *   (`RenewingClient` of `@zk/locks`) reads the node in the next session and reports the change.
  *
  * Needs ZooKeeper 3.6+.
  *
@@ -61,7 +63,7 @@ export class NodeCache extends LevelCache<NodeCacheEvent> {
   #buildInitial = false;
 
   /** Makes the cache (nothing is sent until {@link NodeCache.start | start}); refuses bad input with an InvalidArgumentError. */
-  constructor(zk: ZooKeeper, path: string) {
+  constructor(zk: ZooKeeper | SessionSource, path: string) {
     validateCacheArgs(zk, path, undefined);
     super(zk, path, 0);
   }
@@ -78,7 +80,7 @@ export class NodeCache extends LevelCache<NodeCacheEvent> {
   }
 
   /** Makes a cache and starts it: `await using cache = await NodeCache.open(zk, path, { buildInitial: true })`. */
-  static async open(zk: ZooKeeper, path: string, options: NodeCacheStartOptions = {}): Promise<NodeCache> {
+  static async open(zk: ZooKeeper | SessionSource, path: string, options: NodeCacheStartOptions = {}): Promise<NodeCache> {
     const cache = new NodeCache(zk, path);
     await cache.start(options);
     return cache;

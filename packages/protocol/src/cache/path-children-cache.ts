@@ -6,6 +6,7 @@
  */
 import { InvalidArgumentError, type ZooKeeper } from '../index.js';
 import type { NodeChange } from './node-table.js';
+import type { SessionSource } from './sessions.js';
 import { childData, LevelCache, validateCacheArgs, type CacheStartOptions, type ChildData, type ConnectionEvent } from './level-cache.js';
 
 export type { CacheStartOptions, ChildData, ConnectionEvent } from './level-cache.js';
@@ -66,9 +67,11 @@ const MODES: readonly StartMode[] = ['NORMAL', 'BUILD_INITIAL_CACHE', 'POST_INIT
  * - Outages: `CONNECTION_SUSPENDED` when the connection drops, `CONNECTION_LOST` when the session
  *   is presumed lost, `CONNECTION_RECONNECTED` when it comes back, followed by exactly the
  *   changes made while away (each once: the level is read again and compared).
- * - Session expiry ends the cache (after `CONNECTION_LOST`): streams and
- *   {@link PathChildrenCache.done | done} fail with a SessionExpiredError. Curator's cache carries
- *   on with the new session its client makes; with this client, make a new client and a new cache.
+ * - Session expiry: given a client, the cache ends (after `CONNECTION_LOST`): streams and
+ *   {@link PathChildrenCache.done | done} fail with a SessionExpiredError. Given a
+ *   {@link SessionSource} (`RenewingClient` of `@zk/locks`), it carries on as Curator's does:
+ *   `CONNECTION_LOST`, then in the next session `CONNECTION_RECONNECTED` and exactly what differs
+ *   from what it held.
  *
  * Needs ZooKeeper 3.6+.
  *
@@ -88,7 +91,7 @@ export class PathChildrenCache extends LevelCache<PathChildrenCacheEvent> {
   #mode: StartMode = 'NORMAL';
 
   /** Makes the cache (nothing is sent until {@link PathChildrenCache.start | start}); refuses bad input with an InvalidArgumentError. */
-  constructor(zk: ZooKeeper, path: string, options: PathChildrenCacheOptions = {}) {
+  constructor(zk: ZooKeeper | SessionSource, path: string, options: PathChildrenCacheOptions = {}) {
     validateCacheArgs(zk, path, options);
     if (options.cacheData !== undefined && typeof options.cacheData !== 'boolean') throw new InvalidArgumentError('cacheData', 'must be a boolean');
     super(zk, path, 1);
@@ -107,7 +110,7 @@ export class PathChildrenCache extends LevelCache<PathChildrenCacheEvent> {
   }
 
   /** Makes a cache and starts it: `await using cache = await PathChildrenCache.open(zk, path, { mode: 'BUILD_INITIAL_CACHE' })`. */
-  static async open(zk: ZooKeeper, path: string, options: PathChildrenCacheOptions & PathChildrenCacheStartOptions = {}): Promise<PathChildrenCache> {
+  static async open(zk: ZooKeeper | SessionSource, path: string, options: PathChildrenCacheOptions & PathChildrenCacheStartOptions = {}): Promise<PathChildrenCache> {
     const cache = new PathChildrenCache(zk, path, options);
     await cache.start(options);
     return cache;
