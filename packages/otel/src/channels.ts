@@ -15,6 +15,7 @@ export const Channels = {
   event: 'zk:event',
   hold: 'zk:lock:hold',
   lost: 'zk:lock:lost',
+  revoke: 'zk:lock:revoke',
   leadership: 'zk:leadership',
 } as const;
 
@@ -95,6 +96,15 @@ export interface LostMessage {
   readonly sessionId: bigint;
   readonly reason: unknown;
   readonly heldMs: number;
+}
+
+/** `zk:lock:revoke`: the holder of `node` was asked to release. */
+export interface RevokeMessage {
+  readonly kind: string;
+  readonly path: string;
+  readonly node: string;
+  readonly fencingToken: bigint;
+  readonly sessionId: bigint;
 }
 
 /** `zk:leadership`: leadership gained or lost. */

@@ -112,6 +112,7 @@ export class ZooKeeperInstrumentation {
     this.#traceChannel(Channels.acquire, locks.acquire, locks.enter, rt);
     this.#plain(Channels.hold, locks.hold);
     this.#plain(Channels.lost, locks.lost);
+    this.#plain(Channels.revoke, locks.revoke);
     this.#plain(Channels.leadership, locks.leadership);
     this.#plain(Channels.event, (m: WatchEventMessage) => rt.instruments.watchEvents.add(1, { [A.WATCH_EVENT_TYPE]: m.type }));
     const states = new Map<bigint, string>();

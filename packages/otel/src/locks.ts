@@ -2,11 +2,12 @@
  * Spans and metrics for the recipes' channels: a span per lock, permit or leadership wait
  * (`zk:lock:acquire`, named `lock.acquire {kind} {path summary}`), a span per hold
  * (`zk:lock:hold` start..end, linked to its wait), the loss of a hold as an event with ERROR status
- * (`zk:lock:lost`), leadership changes, and the wait, hold, loss and leadership metrics.
+ * (`zk:lock:lost`), a revocation request as an event on the hold (`zk:lock:revoke`), leadership
+ * changes, and the wait, hold, loss and leadership metrics.
  */
 import { context as otelContext, SpanKind, SpanStatusCode, trace, type Link, type Span } from '@opentelemetry/api';
 import { ZooKeeperAttributes as A } from './attributes.js';
-import { errorMessage, errorName, sessionHex, type AcquireContext, type HoldMessage, type LeadershipMessage, type LostMessage } from './channels.js';
+import { errorMessage, errorName, sessionHex, type AcquireContext, type HoldMessage, type LeadershipMessage, type LostMessage, type RevokeMessage } from './channels.js';
 import { defined } from './metrics.js';
 import { mayStart, parentContext, type Runtime, type Scope } from './options.js';
 import { failSpan, scopeOf, spanHandlers, type TracingHandlers } from './requests.js';
@@ -52,6 +53,7 @@ export function lockHandlers(rt: Runtime): {
   enter(ctx: AcquireContext): Scope | undefined;
   hold(message: HoldMessage): void;
   lost(message: LostMessage): void;
+  revoke(message: RevokeMessage): void;
   leadership(message: LeadershipMessage): void;
   holdsOf(sessionId: bigint): Span[];
 } {
@@ -164,6 +166,9 @@ export function lockHandlers(rt: Runtime): {
         hold.lost = true;
         hold.span.setStatus({ code: SpanStatusCode.ERROR, message: `lease lost: ${errorMessage(m.reason)}` });
       }
+    },
+    revoke(m) {
+      holds.get(keyOf(m))?.span.addEvent('zookeeper.lock.revoke', { [A.LOCK_NODE]: m.node, [A.LOCK_FENCING_TOKEN]: m.fencingToken.toString() });
     },
     leadership(m) {
       rt.instruments.leadership.add(1, { [A.LOCK_KIND]: m.kind, [A.LEADER]: m.isLeader });

@@ -4,13 +4,14 @@
  * fencing tokens and positions 0 and 1, each with its requests as children and a hold span linked
  * to it; a lease lost in a partition (the harness's TCP proxy paused past the lease's grace)
  * shows the loss event and the session's state changes on the hold span, and the loss in the
- * metrics; a wait that times out, a try that finds the lock taken, and leadership changes.
+ * metrics; a wait that times out, a try that finds the lock taken, a revocation request, and
+ * leadership changes.
  */
 import { fileURLToPath } from 'node:url';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ZooKeeper } from '@zk/protocol';
-import { LeaderLatch, LeaseLostError, LockTimeoutError, Mutex, type AcquireTrace, type HoldMessage } from '@zk/locks';
+import { LeaderLatch, LeaseLostError, LockTimeoutError, Mutex, revoke, type AcquireTrace, type HoldMessage } from '@zk/locks';
 import { ZooKeeperMetrics } from '@zk/otel';
 import { connectString, proxyToServer, TestSpace } from '../../harness/fixtures.js';
 import { killAll, Participant } from '../../interop/participants.js';
@@ -142,6 +143,19 @@ describe('@zk/otel locks', () => {
     expect(total(waits, { 'zookeeper.lock.kind': 'mutex', 'zookeeper.lock.outcome': 'timeout' })).toBe(2);
     expect(total(waits, { 'zookeeper.lock.kind': 'mutex', 'zookeeper.lock.outcome': 'acquired' })).toBe(1);
     expect(total(await otel.points(ZooKeeperMetrics.LOCK_HOLD), { 'zookeeper.lock.kind': 'mutex', 'zookeeper.lock.lost': false })).toBe(1);
+  });
+
+  it('a revocation request is an event on the hold span', async () => {
+    otel = instrumented();
+    const [a, b] = await Promise.all([space.client(), space.client()]);
+    const lease = await new Mutex(a, '/revocable').acquire({ revocable: true });
+    const revoked = new Promise<void>((resolve) => lease.revocationRequested.addEventListener('abort', () => resolve(), { once: true }));
+    expect(await revoke(b, lease.node)).toBe(true);
+    await revoked;
+    await lease.release();
+    const [hold] = otel.named('lock.hold mutex /revocable');
+    expect(hold!.events.map((e) => [e.name, e.attributes?.['zookeeper.lock.fencing_token']])).toEqual([['zookeeper.lock.revoke', lease.fencingToken.toString()]]);
+    expect(hold!.status.code).toBe(SpanStatusCode.UNSET);
   });
 
   it('leadership gained and lost is counted, and its wait traced', async () => {
