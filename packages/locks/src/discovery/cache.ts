@@ -1,17 +1,17 @@
 /**
  * `ServiceCache`: the instances of one service, kept current (Curator's ServiceCache, which
- * watches `basePath/name` with a CuratorCache). Built on @zk/protocol's TreeCache (one persistent
- * recursive watch on the service node, ZooKeeper 3.6+): each child node is an instance, decoded
- * from Curator's JSON.
+ * follows `basePath/name` with a PathChildrenCache). Built on @zk/protocol's PathChildrenCache
+ * (one persistent watch on the service node, ZooKeeper 3.6+): each child node is an instance,
+ * decoded from Curator's JSON.
  *
- * When the discovery's session expires and it was given a RenewingClient, the cache opens a new
- * TreeCache on the new client and reports the differences (an instance gone with the old session
- * is `removed`, one registered again is `added`), so one cache outlives the session.
+ * Given the discovery's RenewingClient, the PathChildrenCache follows it into the next session
+ * after an expiry and reports exactly what differs (an instance gone with the old session is
+ * `removed`, one registered again is `added`), so one ServiceCache outlives the session.
  */
-import { InvalidArgumentError, SessionExpiredError, setLongTimeout, TreeCache, type LongTimeout, type TreeCacheEvent, type ZooKeeper } from '@zk/protocol';
+import { InvalidArgumentError, PathChildrenCache, setLongTimeout, type ChildData, type LongTimeout, type PathChildrenCacheEvent, type ZooKeeper } from '@zk/protocol';
 import { DiscoveryAbortedError, DiscoveryError, DiscoveryTimeoutError } from '../errors.js';
 import { checkWaitOptions } from '../internal/barrier-wait.js';
-import { pauseUnless, RETRY_FIRST_MS, RETRY_MAX_MS } from '../internal/persistent-node-support.js';
+import type { RenewingClient } from '../renewing-client.js';
 import { EventStream } from './event-stream.js';
 import { decodeInstance, type ServiceInstance } from './instance.js';
 
@@ -28,14 +28,6 @@ export type ServiceCacheListener = (event: ServiceCacheEvent) => void;
 export interface DiscoveryWaitOptions {
   timeout?: number;
   signal?: AbortSignal;
-}
-
-/** @internal What a cache needs of its discovery: the current client, and each new one after an expiry. */
-export interface ClientHost {
-  readonly zk: ZooKeeper;
-  /** True when a new client follows an expired one (the discovery was given a RenewingClient). */
-  readonly renews: boolean;
-  onClient(listener: (zk: ZooKeeper) => void): () => void;
 }
 
 /**
@@ -60,38 +52,39 @@ export class ServiceCache implements AsyncDisposable {
   readonly name: string;
   /** The service's node: `basePath/name`. */
   readonly path: string;
-  readonly #host: ClientHost;
-  #tree: TreeCache | undefined;
-  #offTree: (() => void) | undefined;
+  readonly #children: PathChildrenCache;
   readonly #instances = new Map<string, ServiceInstance>();
   readonly #invalid = new Map<string, Error>();
   readonly #listeners = new Set<ServiceCacheListener>();
   readonly #streams = new Set<EventStream<ServiceCacheEvent>>();
   readonly #waiters = new Set<() => void>();
-  #offHost: (() => void) | undefined;
   #ended: Error | undefined;
   #closing: Promise<void> | undefined;
-  /** Aborted when the cache ends: stops reattach retries. */
-  readonly #stop = new AbortController();
   readonly #onClose: () => void;
 
-  private constructor(host: ClientHost, name: string, path: string, onClose: () => void) {
-    this.#host = host;
+  private constructor(source: ZooKeeper | RenewingClient, name: string, path: string, onClose: () => void) {
     this.name = name;
     this.path = path;
     this.#onClose = onClose;
+    this.#children = new PathChildrenCache(source, path);
+    this.#children.onEvent((event) => this.#onEvent(event));
   }
 
   /** @internal Use `discovery.cache(name)`. */
-  static async open(host: ClientHost, name: string, path: string, options: DiscoveryWaitOptions, onClose: () => void): Promise<ServiceCache> {
-    const cache = new ServiceCache(host, name, path, onClose);
+  static async open(source: ZooKeeper | RenewingClient, name: string, path: string, options: DiscoveryWaitOptions, onClose: () => void): Promise<ServiceCache> {
+    const cache = new ServiceCache(source, name, path, onClose);
     try {
-      await cache.#attach(host.zk, options);
+      // The initial children come as CHILD_ADDED events, applied silently below (nobody listens yet).
+      await cache.#children.start({ mode: 'NORMAL', ...options });
     } catch (err) {
       await cache.close();
       throw err;
     }
-    if (host.renews) cache.#offHost = host.onClient((zk) => void cache.#reattach(zk));
+    // Without a RenewingClient an expired session ends the PathChildrenCache, and so this cache.
+    cache.#children.done.then(
+      () => undefined,
+      (err: unknown) => void cache.#end(err instanceof Error ? err : new Error(String(err))),
+    );
     return cache;
   }
 
@@ -180,80 +173,35 @@ export class ServiceCache implements AsyncDisposable {
     await this.close();
   }
 
-  async #attach(zk: ZooKeeper, options: DiscoveryWaitOptions): Promise<void> {
-    const tree = await TreeCache.open(zk, this.path, options);
-    if (this.#ended) return void (await tree.close());
-    this.#tree = tree;
-    this.#offTree = tree.onEvent((event) => this.#onTree(event));
-    tree.done.catch((err: unknown) => {
-      // Without a RenewingClient an expired session ends the cache; with one, the next client reattaches it.
-      if (this.#tree === tree && !(this.#host.renews && err instanceof SessionExpiredError)) void this.#end(err instanceof Error ? err : new Error(String(err)));
-    });
-    // The snapshot: everything differing from what we held (nothing, at the first open).
-    const seen = new Set<string>();
-    for (const child of tree.children(this.path) ?? []) {
-      seen.add(child);
-      this.#read(child, tree);
-    }
-    for (const [child, previous] of [...this.#instances]) {
-      if (!seen.has(child)) {
-        this.#instances.delete(child);
-        this.#emit({ type: 'removed', previous });
-      }
-    }
-    for (const child of [...this.#invalid.keys()]) if (!seen.has(child)) this.#invalid.delete(child);
+  #onEvent(event: PathChildrenCacheEvent): void {
+    if (event.type !== 'CHILD_ADDED' && event.type !== 'CHILD_UPDATED' && event.type !== 'CHILD_REMOVED') return;
+    this.#read(event.path.slice(event.path.lastIndexOf('/') + 1), event.type === 'CHILD_REMOVED' ? undefined : event.data);
   }
 
-  async #reattach(zk: ZooKeeper): Promise<void> {
-    if (this.#ended) return;
-    const old = this.#tree;
-    this.#offTree?.();
-    this.#tree = undefined;
-    await old?.close();
-    // Retried until it opens or the cache ends: the new session is young, a failure is transient.
-    for (let delay = RETRY_FIRST_MS; !this.#ended && this.#host.zk === zk; delay = Math.min(delay * 2, RETRY_MAX_MS)) {
-      try {
-        return await this.#attach(zk, {});
-      } catch {
-        await pauseUnless(delay * (0.5 + Math.random() / 2), this.#stop.signal);
-      }
-    }
-  }
-
-  /** Reads the instance at `child` from the tree cache; emits what changed. */
-  #read(child: string, tree: TreeCache): void {
-    const node = tree.get(`${this.path}/${child}`);
+  /** Applies what the child `child` now holds (`undefined`: it is gone); emits what changed. */
+  #read(child: string, node: ChildData | undefined): void {
     const previous = this.#instances.get(child);
-    if (!node) {
+    let instance: ServiceInstance | undefined;
+    if (node) {
+      try {
+        instance = decodeInstance(node.data ?? Buffer.alloc(0), node.path);
+        this.#invalid.delete(child);
+      } catch (err) {
+        this.#invalid.set(child, err as Error);
+      }
+    } else {
       this.#invalid.delete(child);
+    }
+    if (!instance) {
       if (previous) {
         this.#instances.delete(child);
         this.#emit({ type: 'removed', previous });
       }
       return;
     }
-    let instance: ServiceInstance;
-    try {
-      instance = decodeInstance(node.data, node.path);
-    } catch (err) {
-      this.#invalid.set(child, err as Error);
-      if (previous) {
-        this.#instances.delete(child);
-        this.#emit({ type: 'removed', previous });
-      }
-      return;
-    }
-    this.#invalid.delete(child);
     this.#instances.set(child, instance);
     if (!previous) this.#emit({ type: 'added', instance });
     else if (!sameInstance(previous, instance)) this.#emit({ type: 'updated', instance, previous });
-  }
-
-  #onTree(event: TreeCacheEvent): void {
-    if (event.type !== 'created' && event.type !== 'changed' && event.type !== 'deleted') return;
-    const slash = event.path.lastIndexOf('/');
-    if (event.path.slice(0, slash) !== this.path || !this.#tree) return; // the service node itself, or deeper
-    this.#read(event.path.slice(slash + 1), this.#tree);
   }
 
   #emit(event: ServiceCacheEvent): void {
@@ -271,12 +219,7 @@ export class ServiceCache implements AsyncDisposable {
   async #end(error: Error): Promise<void> {
     if (this.#ended) return;
     this.#ended = error;
-    this.#stop.abort();
-    this.#offHost?.();
-    this.#offTree?.();
-    const tree = this.#tree;
-    this.#tree = undefined;
-    await tree?.close();
+    await this.#children.close();
     const closed = error instanceof DiscoveryError && error.kind === 'closed';
     for (const stream of [...this.#streams]) (closed ? stream.end() : stream.fail(error));
     for (const check of [...this.#waiters]) check();

@@ -9,7 +9,7 @@ import { DiscoveryError } from '../errors.js';
 import { recipeACL } from '../internal/acl.js';
 import { RenewingClient } from '../renewing-client.js';
 import { checkWaitOptions } from '../internal/barrier-wait.js';
-import { ServiceCache, type ClientHost, type DiscoveryWaitOptions } from './cache.js';
+import { ServiceCache, type DiscoveryWaitOptions } from './cache.js';
 import { checkSegment, decodeInstance, makeInstance, type JsonValue, type ServiceInstance, type ServiceInstanceInput } from './instance.js';
 import { checkProviderOptions, ServiceProvider, type ServiceProviderOptions } from './provider.js';
 import { Registrar, type Registration } from './registrations.js';
@@ -61,7 +61,7 @@ export interface ServiceDiscoveryOptions extends DiscoveryWaitOptions {
  * const target = provider.getInstance();
  * ```
  */
-export class ServiceDiscovery implements AsyncDisposable, ClientHost {
+export class ServiceDiscovery implements AsyncDisposable {
   /** Where services live. */
   readonly basePath: string;
   readonly #registrar: Registrar;
@@ -70,7 +70,6 @@ export class ServiceDiscovery implements AsyncDisposable, ClientHost {
   #zk: ZooKeeper;
   #offState: () => void = () => undefined;
   readonly #registrations = new Map<string, Registration>();
-  readonly #clientListeners = new Set<(zk: ZooKeeper) => void>();
   readonly #closeables = new Set<{ close(): Promise<void> }>();
   #closing: Promise<void> | undefined;
   /** Aborted by close: ends re-registration retries. */
@@ -108,20 +107,9 @@ export class ServiceDiscovery implements AsyncDisposable, ClientHost {
     return this.#zk;
   }
 
-  /** True when a new client follows an expired one (opened with a RenewingClient). */
-  get renews(): boolean {
-    return this.#renewing !== undefined;
-  }
-
   /** The instances this discovery registered (as last registered or updated). */
   get registered(): ServiceInstance[] {
     return [...this.#registrations.values()].map((r) => r.instance);
-  }
-
-  /** @internal Called with each new client after an expiry; returns a function that unsubscribes. */
-  onClient(listener: (zk: ZooKeeper) => void): () => void {
-    this.#clientListeners.add(listener);
-    return () => this.#clientListeners.delete(listener);
   }
 
   /**
@@ -208,7 +196,7 @@ export class ServiceDiscovery implements AsyncDisposable, ClientHost {
     checkWaitOptions(options);
     this.#checkOpen();
     let cache: ServiceCache | undefined;
-    cache = await ServiceCache.open(this, name, this.#registrar.servicePath(name), options, () => cache && this.#closeables.delete(cache));
+    cache = await ServiceCache.open(this.#renewing ?? this.#zk, name, this.#registrar.servicePath(name), options, () => cache && this.#closeables.delete(cache));
     if (this.#closing) {
       await cache.close();
       this.#checkOpen();
@@ -272,13 +260,12 @@ export class ServiceDiscovery implements AsyncDisposable, ClientHost {
     });
   }
 
-  /** After an expiry, the RenewingClient's next client: the instances registered again there, the caches moved. */
+  /** After an expiry, the RenewingClient's next client: the instances registered again there (the caches follow it by themselves). */
   async #renewed(zk: ZooKeeper): Promise<void> {
     if (this.#closing) return;
     this.#offState();
     this.#zk = zk;
     this.#watchState();
-    for (const listener of this.#clientListeners) listener(zk);
     await this.#registrar.restore(zk, [...this.#registrations.values()], false, this.#stop.signal, () => zk === this.#zk);
   }
 }
