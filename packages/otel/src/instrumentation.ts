@@ -106,9 +106,8 @@ export class ZooKeeperInstrumentation {
     };
     this.#runtime = rt;
     const locks = lockHandlers(rt);
-    const connect = connectHandlers(rt);
     this.#traceChannel(Channels.request, requestHandlers(rt));
-    this.#traceChannel(Channels.connect, connect.handlers, connect.enter, rt);
+    this.#traceChannel(Channels.connect, connectHandlers(rt));
     this.#traceChannel(Channels.acquire, locks.acquire, locks.enter, rt);
     this.#plain(Channels.hold, locks.hold);
     this.#plain(Channels.lost, locks.lost);

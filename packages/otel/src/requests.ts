@@ -130,10 +130,12 @@ function createdPath(result: unknown): string | undefined {
 }
 
 /**
- * The `zk:connect` handlers, and the store transform that makes its span the parent of the
- * requests the connect makes (chroot check, ensemble tracking).
+ * The `zk:connect` handlers. Unlike a lock wait's, the connect's span is not put in scope for what
+ * runs inside it: the session's socket is made there, and everything its events start later
+ * (watch callbacks, a recipe's background requests) would become the connect's children, one trace
+ * as long as the session.
  */
-export function connectHandlers(rt: Runtime): { handlers: TracingHandlers<ConnectContext>; enter(ctx: ConnectContext): Scope | undefined } {
+export function connectHandlers(rt: Runtime): TracingHandlers<ConnectContext> {
   const spans = new WeakMap<object, Span | null>();
   const open = (ctx: ConnectContext): Span | undefined => {
     const known = spans.get(ctx);
@@ -172,7 +174,7 @@ export function connectHandlers(rt: Runtime): { handlers: TracingHandlers<Connec
     if (ctx.error !== undefined) failSpan(span, ctx.error);
     span.end();
   };
-  return { handlers: spanHandlers(open, finish), enter: (ctx) => scopeOf(rt, open(ctx)) };
+  return spanHandlers(open, finish);
 }
 
 /**
