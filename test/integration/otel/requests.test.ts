@@ -147,6 +147,17 @@ describe('@zk/otel requests', () => {
     expect(otel.spans().map((s) => s.name)).toEqual(['exists /signal']);
   });
 
+  it('watch notifications are counted by type', async () => {
+    otel = instrumented();
+    const zk = await space.client();
+    await zk.create('/w', 'a');
+    const fired = new Promise<string>((resolve) => void zk.getData('/w', { watch: (e) => resolve(String(e.type)) }));
+    await zk.setData('/w', 'b');
+    const type = await fired;
+    const events = await otel.points(ZooKeeperMetrics.WATCH_EVENTS);
+    expect(events.map((p) => [p.attributes['zookeeper.watch.event_type'], p.value])).toEqual([[type, 1]]);
+  });
+
   it('disable() stops recording spans and metrics, enable() resumes', async () => {
     otel = instrumented();
     const zk = await space.client();
