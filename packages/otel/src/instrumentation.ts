@@ -106,7 +106,8 @@ export class ZooKeeperInstrumentation {
     };
     this.#runtime = rt;
     const locks = lockHandlers(rt);
-    this.#traceChannel(Channels.request, requestHandlers(rt));
+    const requests = requestHandlers(rt);
+    this.#traceChannel(Channels.request, requests.handlers);
     this.#traceChannel(Channels.connect, connectHandlers(rt));
     this.#traceChannel(Channels.acquire, locks.acquire, locks.enter, rt);
     this.#plain(Channels.hold, locks.hold);
@@ -130,11 +131,18 @@ export class ZooKeeperInstrumentation {
       if (active !== undefined && !holds.includes(active)) active.addEvent('zookeeper.session.state', event);
       for (const span of holds) span.addEvent('zookeeper.session.state', event);
     });
+    // Disabled, the gauges would keep what they counted with no way down: take it back.
+    this.#unsubscribe.push(() => {
+      for (const state of states.values()) rt.instruments.sessions.add(-1, { [A.SESSION_STATE]: state });
+      if (requests.pending() > 0) rt.instruments.outstanding.add(-requests.pending(), { [A.DB_SYSTEM_NAME]: 'zookeeper' });
+    });
   }
 
   /**
    * Unsubscribes from every channel: nothing more is recorded until `enable()`. Spans of
-   * requests and waits in flight are left unended (their end would come through the channels).
+   * requests and waits in flight are left unended (their end would come through the channels);
+   * the session and outstanding-request gauges drop what they counted (after `enable()`, a
+   * session is counted again at its next state change).
    */
   disable(): void {
     for (const undo of this.#unsubscribe.splice(0)) undo();

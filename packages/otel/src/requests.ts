@@ -42,15 +42,17 @@ function ignored(rt: Runtime, ctx: RequestContext): boolean {
   return rule.includes(ctx.operation);
 }
 
-/** The `zk:request` handlers. */
-export function requestHandlers(rt: Runtime): TracingHandlers<RequestContext> {
+/** The `zk:request` handlers, and how many requests they saw start and not finish. */
+export function requestHandlers(rt: Runtime): { handlers: TracingHandlers<RequestContext>; pending(): number } {
   const inFlight = new WeakMap<object, InFlight>();
+  let pending = 0;
   const system = { [A.DB_SYSTEM_NAME]: 'zookeeper' };
 
   const finish = (ctx: RequestContext): void => {
     const req = inFlight.get(ctx);
     if (req === undefined) return;
     inFlight.delete(ctx);
+    pending--;
     rt.instruments.outstanding.add(-1, system);
     const code = ctx.errorCode ?? 0;
     const failed = ctx.error !== undefined || (code !== 0 && rt.benign.get(ctx.operation)?.has(code) !== true);
@@ -95,6 +97,7 @@ export function requestHandlers(rt: Runtime): TracingHandlers<RequestContext> {
 
   const open = (ctx: RequestContext): void => {
     if (inFlight.has(ctx)) return;
+    pending++;
     rt.instruments.outstanding.add(1, system);
     const summary = requestSummary(ctx.path);
     let span: Span | undefined;
@@ -118,7 +121,7 @@ export function requestHandlers(rt: Runtime): TracingHandlers<RequestContext> {
     }
     inFlight.set(ctx, { started: performance.now(), span, summary });
   };
-  return spanHandlers(open, finish);
+  return { handlers: spanHandlers(open, finish), pending: () => pending };
 }
 
 /** The path a create answered with: a string (create) or `{ path }` (create2, createTtl). */

@@ -161,14 +161,19 @@ describe('@zk/otel requests', () => {
   it('disable() stops recording spans and metrics, enable() resumes', async () => {
     otel = instrumented();
     const zk = await space.client();
+    expect(total(await otel.points(ZooKeeperMetrics.SESSIONS))).toBe(2); // admin and zk
     await zk.exists('/one');
     otel.instrumentation.disable();
     expect(otel.instrumentation.enabled).toBe(false);
     await zk.exists('/two');
     await zk.exists('/three');
+    expect(total(await otel.points(ZooKeeperMetrics.SESSIONS))).toBe(0); // taken back at disable
     otel.instrumentation.enable();
     await zk.exists('/four');
     expect(otel.named('exists').map((s) => s.name)).toEqual(['exists /one', 'exists /four']);
+    const durations = await otel.points(ZooKeeperMetrics.OPERATION_DURATION);
+    expect(total(durations, { 'db.operation.name': 'exists' })).toBe(2);
+    expect(total(await otel.points(ZooKeeperMetrics.OUTSTANDING))).toBe(0);
   });
 
   it('connect: a span with the server and session; sessions by state; a reconnect counted; a state change on the active span', async () => {
