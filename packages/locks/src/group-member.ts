@@ -2,13 +2,14 @@
  * GroupMember: Curator 5.4's `GroupMember` (recipes.nodes), so Java and Node processes share one
  * member list: each member is an EPHEMERAL PersistentNode at `<membershipPath>/<thisId>`
  * (unprotected, parents as containers) whose data is its payload, and the list is a cache of
- * that path's subtree; `currentMembers()` maps each cached node's name to its data and adds this
+ * that path's children; `currentMembers()` maps each cached node's name to its data and adds this
  * member's own id and payload while the cache has not seen them yet (as Curator's
  * getCurrentMembers). Curator's default payload is the local address as text.
  */
 import { networkInterfaces } from 'node:os';
-import { CreateMode, InvalidArgumentError, TreeCache, validatePath, type ACL, type TreeCacheEvent, type ZooKeeper } from '@zk/protocol';
+import { CreateMode, InvalidArgumentError, validatePath, type ACL, type ZooKeeper } from '@zk/protocol';
 import { LockStateError } from './errors.js';
+import { openMemberList, type MemberList } from './internal/member-list.js';
 import { pauseUnless, RETRY_FIRST_MS, RETRY_MAX_MS, toBytes } from './internal/persistent-node-support.js';
 import { PersistentNode, type InitialWaitOptions } from './persistent-node.js';
 import { RenewingClient } from './renewing-client.js';
@@ -33,8 +34,8 @@ export interface GroupChange {
  * One member of a group, and the group's current member list. The member node is re-created
  * after a reconnect, after someone deletes it and (with a {@link RenewingClient}) after session
  * expiry; the list follows joins, leaves and payload changes. With a plain `ZooKeeper` both end
- * with its session (the list keeps its last content). Needs a 3.6+ server (the list is a
- * `TreeCache`, a persistent recursive watch).
+ * with its session (the list keeps its last content). The list is a `TreeCache` (a persistent
+ * recursive watch) on 3.6+ servers, and a listing kept by one-shot watches on older ones.
  *
  * @example
  * ```ts
@@ -51,7 +52,7 @@ export class GroupMember implements AsyncDisposable {
   readonly id: string;
   readonly #source: ZooKeeper | RenewingClient;
   readonly #node: PersistentNode;
-  #cache: TreeCache | undefined;
+  #list: MemberList | undefined;
   #offCache: (() => void) | undefined;
   #offRenew: (() => void) | undefined;
   #state: 'latent' | 'started' | 'closed' = 'latent';
@@ -145,7 +146,7 @@ export class GroupMember implements AsyncDisposable {
     this.#listeners.clear();
     for (const wake of [...this.#wakers]) wake();
     await this.#reopening?.catch(() => undefined);
-    await Promise.all([this.#cache?.close(), this.#node.close()]);
+    await Promise.all([this.#list?.close(), this.#node.close()]);
   }
 
   /** With `await using`, {@link GroupMember.close} at the end of the scope. */
@@ -154,15 +155,14 @@ export class GroupMember implements AsyncDisposable {
   }
 
   async #open(zk: ZooKeeper, options: { timeout?: number; signal?: AbortSignal } = {}): Promise<void> {
-    const cache = await TreeCache.open(zk, this.membershipPath, options);
-    if (this.#state !== 'started') return void (await cache.close());
+    const list = await openMemberList(zk, this.membershipPath, options);
+    if (this.#state !== 'started') return void (await list.close());
     this.#offCache?.();
-    const old = this.#cache;
-    this.#cache = cache;
-    this.#offCache = cache.onEvent((event) => this.#onCache(cache, event));
-    cache.done.catch(() => undefined);
+    const old = this.#list;
+    this.#list = list;
+    this.#offCache = list.onChange(() => this.#refresh(list));
     await old?.close();
-    this.#refresh(cache);
+    this.#refresh(list);
   }
 
   /** After a session expiry: the list again on the new session (what changed meanwhile comes as changes). */
@@ -180,18 +180,10 @@ export class GroupMember implements AsyncDisposable {
     this.#reopening = reopening;
   }
 
-  #onCache(cache: TreeCache, event: TreeCacheEvent): void {
-    if (event.type === 'created' || event.type === 'changed' || event.type === 'deleted' || event.type === 'resynced') this.#refresh(cache);
-  }
-
-  /** The list from the cache, and the changes since the last one. */
-  #refresh(cache: TreeCache): void {
-    if (cache !== this.#cache || this.#state !== 'started') return;
-    const next = new Map<string, Buffer>();
-    for (const name of cache.children(this.membershipPath) ?? []) {
-      const node = cache.get(`${this.membershipPath === '/' ? '' : this.membershipPath}/${name}`);
-      if (node) next.set(name, node.data);
-    }
+  /** The list as read now, and the changes since the last one. */
+  #refresh(list: MemberList): void {
+    if (list !== this.#list || this.#state !== 'started') return;
+    const next = list.members();
     const changes: GroupChange[] = [];
     for (const [id, payload] of next) {
       const before = this.#members.get(id);

@@ -3,12 +3,12 @@
  * of several sessions see each other with their payloads, joins, payload changes and leaves
  * (closed, expired), a member that re-appears in its RenewingClient's next session, a member list
  * that survives a disconnection, and bad input refused before anything is sent. The list is a
- * TreeCache (a persistent recursive watch): skipped on 3.4.
+ * TreeCache (a persistent recursive watch) on 3.6+, a listing kept by one-shot watches on 3.4.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CREATOR_ALL_ACL, CreateMode, InvalidArgumentError, NoAuthError, Perm, ZooKeeperError } from '@zk/protocol';
+import { CREATOR_ALL_ACL, CreateMode, InvalidArgumentError, NoAuthError, Perm } from '@zk/protocol';
 import { GroupMember, LockStateError, RenewingClient, type GroupChange } from '@zk/locks';
-import { isZooKeeper34, waitFor } from '../../harness/index.js';
+import { waitFor } from '../../harness/index.js';
 import { TestSpace } from '../../harness/fixtures.js';
 import { behindProxy } from './behind-proxy.js';
 
@@ -33,7 +33,7 @@ function untilView(member: GroupMember, expected: Record<string, string>): Promi
   return waitFor(`${member.id} sees ${want}`, () => (JSON.stringify(view(member)) === want ? true : undefined), 10_000, 10);
 }
 
-describe.skipIf(isZooKeeper34())('GroupMember', () => {
+describe('GroupMember', () => {
   it('three sessions: each sees every member with its payload; a payload change and a leave reach the others as changes', async () => {
     const clients = await Promise.all([1, 2, 3].map(() => space.client()));
     const members = clients.map((zk, i) => new GroupMember(zk, '/groups/g1', `m${i + 1}`, { payload: `p${i + 1}` }));
@@ -145,17 +145,5 @@ describe.skipIf(isZooKeeper34())('GroupMember', () => {
     await expect(member.start()).rejects.toBeInstanceOf(LockStateError);
     await member.close();
     await expect(member.setThisData('x')).rejects.toBeInstanceOf(LockStateError);
-  });
-});
-
-describe.runIf(isZooKeeper34())('GroupMember on 3.4', () => {
-  it('start() rejects with the server\'s typed error (no persistent watches before 3.6), and close() leaves no node and no watch', async () => {
-    const zk = await space.client();
-    const member = new GroupMember(zk, '/groups/old', 'm1');
-    const err = await member.start().catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ZooKeeperError);
-    console.log(`GroupMember.start() on 3.4: ${(err as Error).name}: ${(err as Error).message}`);
-    await member.close();
-    expect(await space.children('/groups/old')).toEqual([]);
   });
 });
