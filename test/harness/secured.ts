@@ -155,15 +155,18 @@ export class SecuredSpace {
     this.#zk = zk;
   }
 
-  /** A client of `who` chrooted in the namespace; `options` are added (e.g. a client-wide `acl`). */
-  async client(who: SecuredIdentity, options: ClientOptions = {}): Promise<ZooKeeper> {
+  /**
+   * A client of `who` chrooted in the namespace; `options` are added (e.g. a client-wide `acl`).
+   * `via` (`host:port`, e.g. a TcpProxy's) replaces the port the identity uses.
+   */
+  async client(who: SecuredIdentity, options: ClientOptions = {}, via?: string): Promise<ZooKeeper> {
     this.#created ??= (async () => {
       await using admin = await ZooKeeper.connect(this.#zk.plain);
       await admin.create(this.root);
     })();
     await this.#created;
     const { connect, options: identity } = securedConnect(this.#zk, who);
-    const zk = await ZooKeeper.connect(`${connect}${this.root}`, { sessionTimeout: 10_000, ...identity, ...options });
+    const zk = await ZooKeeper.connect(`${via ?? connect}${this.root}`, { sessionTimeout: 10_000, ...identity, ...options });
     this.#clients.push(zk);
     return zk;
   }

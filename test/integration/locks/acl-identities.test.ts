@@ -11,7 +11,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CREATOR_ALL_ACL, digestId, NoAuthError, OPEN_ACL_UNSAFE, Perm, ZooKeeper, type ACL } from '@zk/protocol';
 import { LeaderLatch, LeaseLostError, Mutex, ReadWriteLock, Semaphore, revoke, revokeHolders, type Lease } from '@zk/locks';
-import { isZooKeeper34, SecuredSpace, SECURED_DIGEST_USERS, startSecuredZooKeeper, waitFor, type SecuredIdentity, type SecuredZooKeeper } from '../../harness/index.js';
+import { isZooKeeper34, SecuredSpace, SECURED_DIGEST_USERS, startSecuredZooKeeper, TcpProxy, waitFor, type SecuredIdentity, type SecuredZooKeeper } from '../../harness/index.js';
 
 // An own server with a TLS port: not with ZK_CONNECT; 3.4 has no TLS port and no containers.
 const skip = process.env.ZK_CONNECT !== undefined || isZooKeeper34();
@@ -178,6 +178,38 @@ describe.skipIf(skip)('acl identities - CREATOR_ALL_ACL owned by SASL and x509 i
       expect(leadership.signal.aborted).toBe(false);
       expect(latch.hasLeadership).toBe(true);
       expect(await zk.getChildren('/elect/latch')).toEqual([latchNode]);
+    });
+
+    it('acl identities - across a reconnect the session is that identity again: the holder keeps its hold, creates under its owned parent and releases; its waiter takes over', async () => {
+      const [host = '', port = ''] = (owner.who.kind === 'x509' ? secured.secure : secured.plain).split(':');
+      const proxy = await TcpProxy.start({ host, port: Number(port) });
+      const zk = await space.client(owner.who, {}, proxy.connectString).catch(async (e: unknown) => {
+        await proxy.close();
+        throw e;
+      });
+      try {
+        const zk2 = await space.client(owner.who);
+        const lease = await new Mutex(zk, '/locks/job', { acl: CREATOR_ALL_ACL }).acquire();
+        const waiting = new Mutex(zk2, '/locks/job', { acl: CREATOR_ALL_ACL }).acquire({ timeout: 30_000 });
+        await waitFor('the waiter to queue', async () => ((await zk.getChildren('/locks/job')).length === 2 ? true : undefined), 10_000, 10);
+        const session = zk.sessionId;
+        proxy.cut();
+        await waitFor('a new connection through the proxy', () => (proxy.acceptedCount >= 2 && zk.state === 'connected' ? true : undefined), 10_000, 10);
+        expect(zk.sessionId).toBe(session);
+        // The server keeps identities per connection: these need the owner's on the new one.
+        const { scheme, id } = owner.owned()[0]!.id;
+        expect((await zk.whoAmI()).map((i) => `${i.authScheme}:${i.user}`)).toContain(`${scheme}:${id}`);
+        expect((await zk.getACL(lease.node)).acl).toEqual(owner.owned());
+        await new Mutex(zk, '/locks/other', { acl: CREATOR_ALL_ACL }).acquire().then((l) => l.release());
+        stillHeld(lease);
+        await lease.release();
+        const next = await waiting;
+        stillHeld(next);
+        await next.release();
+      } finally {
+        await zk.close();
+        await proxy.close();
+      }
     });
   });
 
