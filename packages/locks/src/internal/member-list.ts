@@ -92,8 +92,8 @@ class WatchedList implements MemberList {
     this.#closed = true;
     this.#listeners.clear();
     await this.#running?.catch(() => undefined);
-    this.#zk.removeLocalWatch('child', this.#path, this.#onEvent);
-    this.#zk.removeLocalWatch('exist', this.#path, this.#onEvent);
+    // An exists() that found the group registers a data watch on it, one that did not an exist watch.
+    for (const kind of ['child', 'exist', 'data'] as const) this.#zk.removeLocalWatch(kind, this.#path, this.#onEvent);
     for (const child of this.#watched) this.#zk.removeLocalWatch('data', child, this.#onEvent);
     this.#watched.clear();
   }
