@@ -29,6 +29,7 @@ import { rawWorkloads } from './workloads/raw.js';
 import { scaleWorkloads } from './workloads/scale.js';
 import { clientScaleWorkloads } from './workloads/scale-client.js';
 import { semaphoreWorkloads } from './workloads/semaphore.js';
+import { secureOurClient } from './lib/secure.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string) => {
@@ -37,13 +38,16 @@ const opt = (name: string) => {
 };
 const flag = (name: string) => args.includes(`--${name}`);
 if (flag('help')) {
-  process.stdout.write(`usage: node --expose-gc bench/dist/run.js [--connect hosts] [--reps N] [--quick] [--only regex] [--no-ensemble] [--ensembles 3,5] [--no-java] [--pinned]\n`);
+  process.stdout.write(`usage: node --expose-gc bench/dist/run.js [--connect hosts] [--reps N] [--quick] [--only regex] [--no-ensemble] [--ensembles 3,5] [--no-java] [--pinned] [--acl spec]\n`);
   process.exit(0);
 }
 const quick = flag('quick');
 const reps = Number(opt('reps') ?? (quick ? 2 : 5));
 const only = opt('only');
 const connectArg = opt('connect') ?? process.env.ZK_CONNECT;
+// A secured ensemble (lib/secure.ts): our client alone, with zk-lock's TLS and credential variables.
+const secured = connectArg ? secureOurClient(opt('acl')) : undefined;
+if (opt('acl') !== undefined && !connectArg) throw new Error('--acl applies to an existing ensemble (--connect or ZK_CONNECT)');
 /** The local ensembles that run the main workloads again after the standalone pass. */
 const ensembles = flag('no-ensemble') ? [] : (opt('ensembles') ?? '3,5').split(',').filter(Boolean).map(Number);
 for (const size of ensembles) if (size !== 3 && size !== 5) throw new Error(`--ensembles: ${size} is not 3 or 5`);
@@ -80,17 +84,21 @@ async function pass(connect: string, full: boolean): Promise<void> {
   let nzc: NzcClient | undefined;
   let java: JavaDriver | undefined;
   try {
-    nzc = await connectNzc(connect);
-    if (!flag('no-java')) {
-      const driver = await startJavaDriver(connect);
-      if ('skipped' in driver) bench.skipped['ZooKeeper Java client, Curator'] = driver.skipped;
-      else {
-        java = driver;
-        for (const [k, v] of Object.entries(driver.versions)) versions[k === 'zookeeper' ? 'ZooKeeper Java client' : k === 'curator' ? 'Curator' : k] = v;
-      }
-    } else bench.skipped['ZooKeeper Java client, Curator'] = '--no-java';
+    if (secured) {
+      bench.skipped['node-zookeeper-client, ZooKeeper Java client, Curator'] = `a secured ensemble (${secured.summary}): the peers are not given these credentials`;
+    } else {
+      nzc = await connectNzc(connect);
+      if (!flag('no-java')) {
+        const driver = await startJavaDriver(connect);
+        if ('skipped' in driver) bench.skipped['ZooKeeper Java client, Curator'] = driver.skipped;
+        else {
+          java = driver;
+          for (const [k, v] of Object.entries(driver.versions)) versions[k === 'zookeeper' ? 'ZooKeeper Java client' : k === 'curator' ? 'Curator' : k] = v;
+        }
+      } else bench.skipped['ZooKeeper Java client, Curator'] = '--no-java';
+    }
     await zk.create(base);
-    await rawWorkloads(bench, { connect, zk, coalesced, nzc, java }, base);
+    await rawWorkloads(bench, { connect, zk, coalesced, nzc, java, secured: secured !== undefined }, base);
     await lockWorkloads(bench, connect, zk, java, base);
     await handoffWorkloads(bench, connect, java, base);
     await semaphoreWorkloads(bench, connect, java, base);

@@ -182,8 +182,8 @@ const projects = { test: '.', demo: 'scripts', zk: 'scripts', bench: 'bench', se
 if (!(action in projects)) fail(`unknown action ${action}; use test, demo, zk, bench or setup`, 2);
 
 const linkBins = ensureDependencies();
-// `zk stop` and `zk status` only talk to a server already started.
-if (!(action === 'zk' && ['stop', 'status'].includes(rest[0] ?? ''))) ensureZooKeeper();
+// `zk stop`, `zk status` and `zk check` only talk to a server already started (or ZK_CONNECT's).
+if (!(action === 'zk' && ['stop', 'status', 'check'].includes(rest[0] ?? ''))) ensureZooKeeper();
 await build(projects[action]);
 linkBins?.();
 

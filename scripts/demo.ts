@@ -2,12 +2,17 @@
  * The README's first command: the lock recipes with real processes, through `zk-lock`.
  * Starts a local ZooKeeper unless ZK_CONNECT names one, runs three scenes with a live view of
  * the queue, prints a summary, and stops everything it started.
+ *
+ * On a secured ensemble: zk-lock's variables (`ZK_TLS*`, `ZK_DIGEST_FILE`, `ZK_SASL_USER` +
+ * `ZK_SASL_PASSWORD_FILE`) reach the demo's own client and every zk-lock it starts (they inherit
+ * the environment); `--acl spec` is handed to each zk-lock for the nodes it creates.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ZooKeeper } from '@zk/protocol';
 import { inspectLock, type LockState } from '@zk/locks';
 import { startZooKeeper } from '@zk/test/harness';
+import { optionValue, parseAcl, securityFromEnv } from './credentials.js';
 
 const CLI = fileURLToPath(new URL('../../packages/locks/dist/cli/zk-lock.js', import.meta.url));
 const tty = process.stdout.isTTY === true;
@@ -15,16 +20,23 @@ const bold = (s: string) => (tty ? `\x1b[1m${s}\x1b[0m` : s);
 const dim = (s: string) => (tty ? `\x1b[2m${s}\x1b[0m` : s);
 const say = (s: string) => process.stdout.write(`${s}\n`);
 
+const aclSpec = optionValue(process.argv.slice(2), 'acl');
+if (aclSpec !== undefined) parseAcl(aclSpec); // a bad spec stops the demo before anything starts
+/** What each zk-lock is given besides its scene's arguments. */
+const aclArgs = aclSpec === undefined ? [] : ['--acl', aclSpec];
+const security = securityFromEnv();
 const ensemble = await startZooKeeper({ servers: 1 });
 const connect = ensemble.connectString;
 const base = `/zk-demo-${process.pid}`;
 const procs = new Set<ChildProcess>();
+/** Nodes seen under each path so far (see queued): a worker that already finished still counts as queued. */
+const seenUnder = new Map<string, Set<string>>();
 const summary: string[] = [];
 let admin: ZooKeeper | undefined;
 
 try {
-  say(bold(`ZooKeeper at ${connect}`) + dim(` (${ensemble.source === 'external' ? 'ZK_CONNECT' : `local, started in ${Math.round(ensemble.startMs)} ms`})`));
-  admin = await ZooKeeper.connect(connect);
+  say(bold(`ZooKeeper at ${connect}`) + dim(` (${ensemble.source === 'external' ? `ZK_CONNECT; ${security.summary}${aclSpec ? `; --acl ${aclSpec}` : ''}` : `local, started in ${Math.round(ensemble.startMs)} ms`})`));
+  admin = await ZooKeeper.connect(connect, security.options);
   await fifoScene(admin);
   await killScene(admin);
   await readWriteScene(admin);
@@ -45,7 +57,7 @@ function worker(name: string, lockArgs: string[], workMs: number, events: string
   // The worker stops when its zk-lock dies (its parent changes): an orphan would go on working
   // without the lock, which is the hazard the fencing token exists for.
   const script = `console.log(process.argv[1] + " " + process.env.ZK_LOCK_FENCING_TOKEN); const p = process.ppid; setTimeout(() => process.exit(0), ${workMs}); setInterval(() => process.ppid !== p && process.exit(1), 50);`;
-  const proc = spawn(process.execPath, [CLI, '--connect', connect, '--session-timeout', '3s', ...lockArgs, '--', process.execPath, '-e', script, name], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, [CLI, '--connect', connect, '--session-timeout', '3s', ...aclArgs, ...lockArgs, '--', process.execPath, '-e', script, name], { stdio: ['ignore', 'pipe', 'inherit'] });
   procs.add(proc);
   proc.stdout?.on('data', (d: Buffer) => {
     for (const line of d.toString().trim().split('\n')) {
@@ -94,8 +106,19 @@ function render(state: LockState): string {
   return holders ? `[holds: ${holders}]${waiters ? ` waiting: ${waiters}` : ''}` : '[free]';
 }
 
+/**
+ * Waits until `n` nodes have been seen under `path` since the scene began. Counting what is
+ * there now would wait forever for a worker slower to start (a loaded machine) than the one
+ * before it took to work and leave.
+ */
 async function queued(zk: ZooKeeper, path: string, n: number): Promise<void> {
-  while ((await zk.getChildren(path).catch(() => [])).length < n) await new Promise((r) => setTimeout(r, 20));
+  let seen = seenUnder.get(path);
+  if (!seen) seenUnder.set(path, (seen = new Set()));
+  for (;;) {
+    for (const name of await zk.getChildren(path).catch(() => [] as string[])) seen.add(name);
+    if (seen.size >= n) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 async function fifoScene(zk: ZooKeeper): Promise<void> {

@@ -4,13 +4,20 @@
  * servers belong to a detached `serve` process, which stops them (and removes their data) when
  * told to. They listen on 127.0.0.1:2181 (2181-2183 for three servers), the port zk-lock and the
  * examples default to, when free; otherwise on ports the OS chooses.
+ *
+ * `npm run zk -- check [--probe /path] [--acl spec]`: connects to `ZK_CONNECT` (an existing,
+ * possibly secured ensemble; else the local one) with zk-lock's TLS and credential variables,
+ * and says what the session is: server, session, identities (whoAmI, 3.7+), and with `--probe`,
+ * whether it can create a node under that path with that ACL (created, read back, deleted).
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CREATOR_ALL_ACL, CreateMode, ZooKeeper } from '@zk/protocol';
 import { startZooKeeper } from '@zk/test/harness';
+import { optionValue, parseAcl, securityFromEnv } from './credentials.js';
 
 interface State {
   /** The detached `serve` process that owns the servers. */
@@ -149,7 +156,51 @@ function status(): number {
   return 0;
 }
 
+/** Connects as the tools would and reports what the session can see and do. */
+async function check(): Promise<number> {
+  const connect = process.env.ZK_CONNECT || readState()?.connectString;
+  if (!connect) {
+    process.stderr.write('nothing to check: set ZK_CONNECT to an ensemble, or `npm run zk -- start` one\n');
+    return 2;
+  }
+  const probe = optionValue(args, 'probe');
+  const aclSpec = optionValue(args, 'acl');
+  let security: ReturnType<typeof securityFromEnv>;
+  let acl: ReturnType<typeof parseAcl> | undefined;
+  try {
+    security = securityFromEnv();
+    acl = aclSpec === undefined ? undefined : parseAcl(aclSpec);
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    return 2;
+  }
+  process.stdout.write(`connecting to ${connect}: ${security.summary}\n`);
+  try {
+    await using zk = await ZooKeeper.connect(connect, { ...security.options, connectTimeout: 5_000, signal: AbortSignal.timeout(20_000) });
+    const server = zk.server;
+    process.stdout.write(`connected to ${server ? `${server.host}:${server.port}` : '?'}, session 0x${zk.sessionId.toString(16)}, timeout ${zk.sessionTimeout} ms\n`);
+    const ids = await zk.whoAmI().then(
+      (list) => list.map((i) => `${i.authScheme}:${i.user}`).join(', '),
+      (err: unknown) => `unknown (${(err as Error).name}: whoAmI needs a 3.7+ server)`,
+    );
+    process.stdout.write(`identities: ${ids}\n`);
+    if (probe !== undefined) {
+      const node = await zk.create(`${probe}/zk-check-`, null, { mode: CreateMode.EPHEMERAL_SEQUENTIAL, acl: acl ?? CREATOR_ALL_ACL, parents: 'container' });
+      const stored = (await zk.getACL(node)).acl.map((a) => `${a.id.scheme}:${a.id.id}:${a.perms}`).join(', ');
+      await zk.delete(node);
+      process.stdout.write(`probe: created ${node} with ACL ${stored}, and deleted it\n`);
+    }
+    return 0;
+  } catch (err) {
+    process.stderr.write(`check failed: ${(err as Error).name}: ${(err as Error).message}\n`);
+    return 1;
+  }
+}
+
 switch (command) {
+  case 'check':
+    process.exitCode = await check();
+    break;
   case 'start':
     process.exitCode = await start();
     break;
@@ -163,6 +214,6 @@ switch (command) {
     process.exitCode = status();
     break;
   default:
-    process.stdout.write('usage: npm run zk -- start [--servers 1|3|5] [--port 2181] [--dir .zk] | status | stop\n');
+    process.stdout.write('usage: npm run zk -- start [--servers 1|3|5] [--port 2181] [--dir .zk] | status | stop | check [--probe /path] [--acl spec]\n');
     process.exitCode = command === 'help' || command === '--help' ? 0 : 2;
 }

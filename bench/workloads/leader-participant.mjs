@@ -9,10 +9,12 @@
 // stdin ends it closes the latch and the session and exits.
 import { createInterface } from 'node:readline';
 import { ZooKeeper } from '@zk/protocol';
-import { LeaderLatch } from '@zk/locks';
+import { LeaderLatch, parseAcl, securityFromEnv } from '@zk/locks';
 
 const [connect, path, timeout, id] = process.argv.slice(2);
-const zk = await ZooKeeper.connect(connect, { sessionTimeout: Number(timeout), connectTimeout: Math.min(Number(timeout), 15_000) });
+// On a secured ensemble, the settings the bench was given (bench/lib/secure.ts).
+const secured = { ...securityFromEnv().options, ...(process.env.ZK_BENCH_ACL ? { acl: parseAcl(process.env.ZK_BENCH_ACL) } : {}) };
+const zk = await ZooKeeper.connect(connect, { ...secured, sessionTimeout: Number(timeout), connectTimeout: Math.min(Number(timeout), 15_000) });
 process.stdout.write(`READY ${zk.sessionTimeout}\n`);
 let latch;
 for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {

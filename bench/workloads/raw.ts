@@ -23,6 +23,8 @@ export interface RawClients {
   readonly coalesced: ZooKeeper;
   readonly nzc: NzcClient | undefined;
   readonly java: JavaDriver | undefined;
+  /** A secured ensemble (lib/secure.ts): the fresh-process connect row is left out. */
+  readonly secured?: boolean | undefined;
 }
 
 /** Runs every raw workload under `base` (created here). */
@@ -165,6 +167,10 @@ export async function rawWorkloads(bench: Bench, c: RawClients, base: string): P
   // The first connect of a fresh process (what a CLI or a short job pays): a new Node process
   // per repetition imports the client, connects, closes. Latency: process start to connected;
   // CPU per op: the process's CPU until connected, module loading included.
+  if (c.secured) {
+    bench.skipped[WORKLOAD.coldConnect] = 'a secured ensemble: a fresh process would load the credential readers too, which is not what the row measures';
+    return;
+  }
   const nCold = bench.n(10, 4);
   // The published entry is a bundle of tsc's output: remade first if tsc wrote something newer
   // (a no-op otherwise), so the row never loads stale code.

@@ -40,6 +40,10 @@ export { RevocationRequestedError } from './errors.js';
 export { inspectLock, inspectExclusive, inspectSemaphore } from './inspect.js';
 export { LockChannelName } from './diagnostics.js';
 export type { AcquireTrace, HoldMessage, LeadershipMessage, LeaseLostMessage, LockKind, RevocationMessage } from './diagnostics.js';
+// The ZK_* settings of a secured ensemble, as zk-lock reads them (for your own tools too)
+export { securityFromEnv } from './cli/credentials.js';
+export type { Security } from './cli/credentials.js';
+export { parseAcl, UsageError } from './cli/args.js';
 export type { LockEntry, LockState } from './inspect.js';
 // Persistent nodes and groups
 export { RenewingClient } from './renewing-client.js';
