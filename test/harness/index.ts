@@ -8,7 +8,7 @@ export { fourLetter, modeOf, probeMode, type ServerMode } from './fourletter.js'
 export { freePorts } from './ports.js';
 export { findLocalInstall, INSTALL_HINT } from './local-install.js';
 export { dockerAvailable } from './containers.js';
-export { timing, waitFor } from './timing.js';
+export { outcome, timing, waitFor } from './timing.js';
 export { makeCertificate, makeClientCertificate, serverTlsProperties, type TestCertificate, type TestClientCertificate } from './tls.js';
 export { waitForState } from './faults.js';
 export { compileCurator, compileJava, curatorMissing, curatorVersion, CURATOR_JAR, JARS, SLF4J_NOP_JAR, type CompiledJava } from './java.js';

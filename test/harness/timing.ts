@@ -26,3 +26,11 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+/** Whatever `p` settles with: its value, or the error it rejects with (for tables of expected failures). */
+export function outcome(p: Promise<unknown>): Promise<unknown> {
+  return p.then(
+    (v) => v,
+    (e: unknown) => e,
+  );
+}

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CREATOR_ALL_ACL, NoAuthError, OPEN_ACL_UNSAFE, Perm, type ACL, type ZooKeeper } from '@zk/protocol';
 import { Mutex } from '@zk/locks';
-import { SecuredSpace, SECURED_SASL_USERS, startSecuredZooKeeper, waitFor, type SecuredIdentity, type SecuredZooKeeper } from '../harness/index.js';
+import { outcome, SECURED_SASL_USERS, type SecuredIdentity, SecuredSpace, type SecuredZooKeeper, startSecuredZooKeeper, waitFor } from '../harness/index.js';
 import { compileCurator, curatorMissing, JARS, type CompiledJava } from '../harness/java.js';
 import { killAll, Participant } from './participants.js';
 
@@ -150,12 +150,6 @@ async function acls(zk: ZooKeeper, paths: string[]): Promise<Array<{ path: strin
   return Promise.all(paths.map(async (path) => ({ path, acl: (await zk.getACL(path)).acl })));
 }
 
-function outcome(p: Promise<unknown>): Promise<unknown> {
-  return p.then(
-    (v) => v,
-    (e: unknown) => e,
-  );
-}
 
 /**
  * `holds` holds on `path`, the sides alternating, `first` first: while each waiter is queued

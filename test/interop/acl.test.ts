@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CREATOR_ALL_ACL, digestId, NoAuthError, OPEN_ACL_UNSAFE, Perm, ZooKeeper, type ACL } from '@zk/protocol';
 import { Mutex, type Lease } from '@zk/locks';
-import { waitFor } from '../harness/index.js';
+import { outcome, waitFor } from '../harness/index.js';
 import { connectString, type TestSpace } from '../harness/fixtures.js';
 import { curatorMissing, type CompiledJava } from '../harness/java.js';
 import { interopHooks, killAll, Participant, UUID } from './participants.js';
@@ -123,13 +123,6 @@ function parentsOf(path: string): string[] {
   return parts.map((_, i) => `/${parts.slice(0, i + 1).join('/')}`);
 }
 
-/** Whatever `p` settles with: the value, or the error. */
-function outcome(p: Promise<unknown>): Promise<unknown> {
-  return p.then(
-    (v) => v,
-    (e: unknown) => e,
-  );
-}
 
 /**
  * first holds, second queues behind it, first releases and second holds, first queues again and

@@ -11,7 +11,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CREATOR_ALL_ACL, digestId, NoAuthError, OPEN_ACL_UNSAFE, Perm, ZooKeeper, type ACL } from '@zk/protocol';
 import { LeaderLatch, LeaseLostError, Mutex, ReadWriteLock, Semaphore, revoke, revokeHolders, type Lease } from '@zk/locks';
-import { isZooKeeper34, SecuredSpace, SECURED_DIGEST_USERS, startSecuredZooKeeper, TcpProxy, waitFor, type SecuredIdentity, type SecuredZooKeeper } from '../../harness/index.js';
+import { isZooKeeper34, outcome, SECURED_DIGEST_USERS, type SecuredIdentity, SecuredSpace, type SecuredZooKeeper, startSecuredZooKeeper, TcpProxy, waitFor } from '../../harness/index.js';
+import { stillHeld } from './lease-checks.js';
 
 // An own server with a TLS port: not with ZK_CONNECT; 3.4 has no TLS port and no containers.
 const skip = process.env.ZK_CONNECT !== undefined || isZooKeeper34();
@@ -46,19 +47,7 @@ const OWNERS: Owner[] = [
   },
 ];
 
-/** Whatever `p` settles with: the value, or the error. */
-function outcome(p: Promise<unknown>): Promise<unknown> {
-  return p.then(
-    (v) => v,
-    (e: unknown) => e,
-  );
-}
 
-/** Asserts the lease is still held and its signal has not fired. */
-function stillHeld(lease: Lease): void {
-  expect(lease.signal.aborted).toBe(false);
-  expect(lease.held).toBe(true);
-}
 
 /** Runs every attempt for every intruder of `owner`: each must fail with NoAuthError. Returns how many were refused. */
 async function refuseAll(owner: Owner, tries: (intruder: ZooKeeper, who: string) => Record<string, () => Promise<unknown>>): Promise<number> {

@@ -8,8 +8,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CREATOR_ALL_ACL, digestId, InvalidArgumentError, NoAuthError, OPEN_ACL_UNSAFE, Perm, ZooKeeper, type ACL } from '@zk/protocol';
 import { ExclusiveLock, LeaderLatch, LeaderSelector, LeaseLostError, Mutex, ReadWriteLock, Semaphore, SemaphoreMutex, SharedCount, revoke, revokeHolders, type Lease } from '@zk/locks';
-import { waitFor } from '../../harness/index.js';
+import { outcome, waitFor } from '../../harness/index.js';
 import { connectString, TestSpace } from '../../harness/fixtures.js';
+import { stillHeld } from './lease-checks.js';
 
 const OWNER = { scheme: 'digest', auth: 'owner:owner-secret' };
 const MALLORY = { scheme: 'digest', auth: 'mallory:mallory-secret' };
@@ -43,19 +44,7 @@ async function intruders(): Promise<Array<[string, ZooKeeper]>> {
   ];
 }
 
-/** Whatever `p` settles with: the value, or the error. */
-function outcome(p: Promise<unknown>): Promise<unknown> {
-  return p.then(
-    (v) => v,
-    (e: unknown) => e,
-  );
-}
 
-/** Asserts the lease is still held and its signal has not fired. */
-function stillHeld(lease: Lease): void {
-  expect(lease.signal.aborted).toBe(false);
-  expect(lease.held).toBe(true);
-}
 
 describe('acl - a Mutex under CREATOR_ALL_ACL', () => {
   it('acl - its nodes and container parents carry the owner\'s identity', async () => {
@@ -152,10 +141,7 @@ describe('acl - a waiter whose node an intruder deletes (world ACL)', () => {
     }, 10_000, 10);
     await intruder.delete(`/locks/waiter/${queue[1]}`);
     await lease.release();
-    const error = await waiting.then(
-      (l) => l,
-      (e: unknown) => e,
-    );
+    const error = await outcome(waiting);
     expect(holds).toEqual([]);
     expect(error).toBeInstanceOf(LeaseLostError);
     expect((error as Error).message).toContain('is gone');
