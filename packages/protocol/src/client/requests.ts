@@ -49,12 +49,15 @@ export function sendRequest<T>(
   const logged = debugEnabled || requestStartChannel.hasSubscribers || requestFinishChannel.hasSubscribers;
   const trace: RequestTrace | undefined = traced(requestChannel) ? { operation: opName, op, path, sessionId: session.sessionId, batchSize } : undefined;
   const req: Outgoing<T> = { session, op, path, write, read, signal: options.signal, context, coalesce, trace };
-  const send = (): Promise<Reply<T>> => {
-    if (settings.whileDisconnected === 'wait' && waitable.has(session.state)) return sendWhenConnected(req, timeout, logged);
-    const reply = sendNow(req, timeout);
-    return logged ? log(session, op, opName, path, reply) : reply;
-  };
-  return trace === undefined ? send() : traceRequest(trace, send);
+  if (trace === undefined) return send(req, settings.whileDisconnected, timeout, logged);
+  return traceRequest(trace, () => send(req, settings.whileDisconnected, timeout, logged));
+}
+
+/** Sends now, or once connected (`whileDisconnected: 'wait'`); with the log line when `logged`. */
+function send<T>(req: Outgoing<T>, whileDisconnected: ResolvedOptions['whileDisconnected'], timeout: number | undefined, logged: boolean): Promise<Reply<T>> {
+  if (whileDisconnected === 'wait' && waitable.has(req.session.state)) return sendWhenConnected(req, timeout, logged);
+  const reply = sendNow(req, timeout);
+  return logged ? log(req.session, req.op, req.context.op, req.path, reply) : reply;
 }
 
 /**
