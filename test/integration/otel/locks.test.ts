@@ -4,8 +4,8 @@
  * fencing tokens and positions 0 and 1, each with its requests as children and a hold span linked
  * to it; a lease lost in a partition (the harness's TCP proxy paused past the lease's grace)
  * shows the loss event and the session's state changes on the hold span, and the loss in the
- * metrics; a wait that times out, a try that finds the lock taken, a revocation request, and
- * leadership changes.
+ * metrics; a wait that times out, a try that finds the lock taken, requireParentSpan on waits and
+ * holds, a revocation request, and leadership changes.
  */
 import { fileURLToPath } from 'node:url';
 import { SpanStatusCode } from '@opentelemetry/api';
@@ -143,6 +143,26 @@ describe('@zk/otel locks', () => {
     expect(total(waits, { 'zookeeper.lock.kind': 'mutex', 'zookeeper.lock.outcome': 'timeout' })).toBe(2);
     expect(total(waits, { 'zookeeper.lock.kind': 'mutex', 'zookeeper.lock.outcome': 'acquired' })).toBe(1);
     expect(total(await otel.points(ZooKeeperMetrics.LOCK_HOLD), { 'zookeeper.lock.kind': 'mutex', 'zookeeper.lock.lost': false })).toBe(1);
+  });
+
+  it('requireParentSpan: a wait and a hold outside any span are left out, inside one they are its children', async () => {
+    otel = instrumented({ requireParentSpan: true });
+    const zk = await space.client();
+    await (await new Mutex(zk, '/quiet').acquire()).release();
+    expect(otel.spans()).toEqual([]);
+    await otel.tracer.startActiveSpan('job', async (job) => {
+      await (await new Mutex(zk, '/traced').acquire()).release();
+      job.end();
+    });
+    const job = otel.named('job')[0]!;
+    const [wait] = otel.named('lock.acquire mutex /traced');
+    const [hold] = otel.named('lock.hold mutex /traced');
+    expect(wait!.parentSpanContext?.spanId).toBe(job.spanContext().spanId);
+    expect(hold!.parentSpanContext?.spanId).toBe(job.spanContext().spanId);
+    expect(otel.spans().filter((s) => s.parentSpanContext?.spanId === wait!.spanContext().spanId).length).toBeGreaterThan(0);
+    expect(otel.spans().some((s) => s.name.includes('/quiet'))).toBe(false);
+    // The metrics still count the untraced wait.
+    expect(total(await otel.points(ZooKeeperMetrics.LOCK_WAIT), { 'zookeeper.lock.kind': 'mutex' })).toBe(2);
   });
 
   it('a revocation request is an event on the hold span', async () => {
