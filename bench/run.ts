@@ -26,6 +26,7 @@ import { handoffWorkloads } from './workloads/handoff.js';
 import { leaderWorkloads } from './workloads/leader.js';
 import { lockWorkloads } from './workloads/locks.js';
 import { rawWorkloads } from './workloads/raw.js';
+import { recipeWorkloads } from './workloads/recipes.js';
 import { scaleWorkloads } from './workloads/scale.js';
 import { clientScaleWorkloads } from './workloads/scale-client.js';
 import { semaphoreWorkloads } from './workloads/semaphore.js';
@@ -106,6 +107,7 @@ async function pass(connect: string, full: boolean): Promise<void> {
     if (full) await scaleWorkloads(bench, connect, base, java !== undefined);
     if (full) await clientScaleWorkloads(bench, connect, zk, base, java !== undefined);
     if (full) await cacheWorkloads(bench, connect, zk, java !== undefined, base);
+    if (full) await recipeWorkloads(bench, connect, java !== undefined, base);
   } finally {
     nzc?.close();
     await java?.close();

@@ -78,6 +78,25 @@ export const WORKLOAD = {
   cacheLoad: (n: number) => `tree cache initial load, ${n.toLocaleString('en-US')} nodes`,
   /** Ops: changes; latency: another session's setData call until the cache reports the new data. */
   cacheEvent: 'tree cache event latency (setData by another session)',
+  /**
+   * Queue (Curator's DistributedQueue), one producer: items put one after another, each awaited.
+   * Latency: the put. Metric: serverRequestsPerItem (the server's `mntr` packets_received over the puts).
+   */
+  queuePut: 'queue put (1 producer)',
+  /**
+   * Queue, one consumer taking the items a queue already holds (safe mode: with a lock path, each
+   * item completed before the next). Latency: the gap between items handed to the consumer.
+   * Metric: serverRequestsPerItem.
+   */
+  queueTake: (safe: boolean) => `queue take${safe ? ', safe mode' : ''} (1 consumer)`,
+  /**
+   * AtomicLong (Curator's DistributedAtomicLong), each session looping increment on one counter.
+   * Ops: increments succeeded; latency: the increment. Metrics: optimisticTriesPerIncrement,
+   * promotedShare, failed, lost, serverRequestsPerIncrement.
+   */
+  atomicIncrement: (sessions: number) => `AtomicLong increment, ${sessions} sessions contended`,
+  /** ServiceDiscovery.queryForInstances of a name, one after another. Latency: the query. Metric: serverRequestsPerQuery. */
+  discoveryQuery: (instances: number) => `discovery query (${instances} instances)`,
 } as const;
 
 /**
