@@ -171,11 +171,11 @@ export class AtomicValueError extends LockError {
   override name = 'AtomicValueError';
   /** What went wrong. */
   readonly kind: 'corrupted' | 'outcome-unknown';
-  /** The value read before the write (outcome-unknown). */
-  readonly preValue: bigint | undefined;
-  /** The value the write tried to store (outcome-unknown). */
-  readonly attempted: bigint | undefined;
-  constructor(path: string, kind: 'corrupted' | 'outcome-unknown', message: string, details: { cause?: unknown; preValue?: bigint; attempted?: bigint } = {}) {
+  /** The value read before the write (outcome-unknown): a bigint (AtomicLong), number (AtomicInteger), or bytes or null (AtomicValue). */
+  readonly preValue: bigint | number | Buffer | null | undefined;
+  /** The value the write tried to store (outcome-unknown), of the same type. */
+  readonly attempted: bigint | number | Buffer | null | undefined;
+  constructor(path: string, kind: 'corrupted' | 'outcome-unknown', message: string, details: { cause?: unknown; preValue?: bigint | number | Buffer | null; attempted?: bigint | number | Buffer | null } = {}) {
     super(path, message, { cause: details.cause });
     this.kind = kind;
     this.preValue = details.preValue;
