@@ -31,6 +31,7 @@ import { scaleWorkloads } from './workloads/scale.js';
 import { clientScaleWorkloads } from './workloads/scale-client.js';
 import { semaphoreWorkloads } from './workloads/semaphore.js';
 import { secureOurClient } from './lib/secure.js';
+import { startTelemetry } from './lib/telemetry.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string) => {
@@ -116,6 +117,12 @@ async function pass(connect: string, full: boolean): Promise<void> {
   }
 }
 
+// OTEL_* settings with @zk/otel and an SDK installed: our client traced and measured (lib/telemetry.ts).
+const telemetry = await startTelemetry(process.env);
+if (telemetry.on) {
+  process.stderr.write('bench: OpenTelemetry on (OTEL_* settings): our figures include the instrumentation\n');
+  bench.skipped['uninstrumented figures'] = 'OpenTelemetry on (OTEL_* settings): our client was traced and measured through @zk/otel';
+} else if (process.env.OTEL_TRACES_EXPORTER || process.env.OTEL_METRICS_EXPORTER || process.env.OTEL_EXPORTER_OTLP_ENDPOINT) process.stderr.write(`bench: OpenTelemetry off: ${telemetry.why}\n`);
 try {
   process.stderr.write(`bench: ${reps} repetitions${quick ? ', quick' : ''}${pinned ? `, pinned (servers on cores ${serverCpus}, clients on ${clientCpus})` : ''}\n`);
   if (connectArg) {
@@ -139,6 +146,7 @@ try {
   }
 } finally {
   await Promise.all(started.map((e) => e.close()));
+  if (telemetry.on) await telemetry.stop();
 }
 
 const meta: ReportMeta = {
