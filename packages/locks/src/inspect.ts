@@ -18,6 +18,11 @@ export interface LockEntry {
   readonly data: Buffer;
   /** When the node was created (queued). */
   readonly createdAt: Date;
+  /**
+   * When its data last changed (the server's clock). zk-lock rewrites its node's data once it
+   * holds, so for its holders this is when the hold began; equal to `createdAt` otherwise.
+   */
+  readonly modifiedAt: Date;
   /** The owning session. */
   readonly sessionId: bigint;
 }
@@ -64,6 +69,7 @@ export async function inspectLock(zk: ZooKeeper, path: string): Promise<LockStat
       fencingToken: r.stat.czxid,
       data: r.data,
       createdAt: new Date(Number(r.stat.ctime)),
+      modifiedAt: new Date(Number(r.stat.mtime)),
       sessionId: r.stat.ephemeralOwner,
     });
   });
@@ -108,7 +114,7 @@ async function readEntries(zk: ZooKeeper, dir: string, name: string, kind: LockE
   const results = await readNodes(zk, dir, sorted);
   const entries: LockEntry[] = [];
   results.forEach((r, i) => {
-    if (r !== undefined) entries.push({ node: sorted[i] as string, kind, fencingToken: r.stat.czxid, data: r.data, createdAt: new Date(Number(r.stat.ctime)), sessionId: r.stat.ephemeralOwner });
+    if (r !== undefined) entries.push({ node: sorted[i] as string, kind, fencingToken: r.stat.czxid, data: r.data, createdAt: new Date(Number(r.stat.ctime)), modifiedAt: new Date(Number(r.stat.mtime)), sessionId: r.stat.ephemeralOwner });
   });
   return entries;
 }
@@ -117,7 +123,7 @@ async function readEntries(zk: ZooKeeper, dir: string, name: string, kind: LockE
 export async function inspectExclusive(zk: ZooKeeper, path: string): Promise<LockState> {
   try {
     const { data, stat } = await zk.getData(path);
-    const entry: LockEntry = { node: path.slice(path.lastIndexOf('/') + 1), kind: 'exclusive', fencingToken: stat.czxid, data, createdAt: new Date(Number(stat.ctime)), sessionId: stat.ephemeralOwner };
+    const entry: LockEntry = { node: path.slice(path.lastIndexOf('/') + 1), kind: 'exclusive', fencingToken: stat.czxid, data, createdAt: new Date(Number(stat.ctime)), modifiedAt: new Date(Number(stat.mtime)), sessionId: stat.ephemeralOwner };
     return { path, holders: [entry], waiters: [] };
   } catch (err) {
     if (err instanceof NoNodeError) return { path, holders: [], waiters: [] };

@@ -136,6 +136,45 @@ describe('zk-lock - status', () => {
   });
 });
 
+describe('zk-lock - status times', () => {
+  it('reports how long a zk-lock holder waited and has held (its node\'s mtime marks the hold\'s start), and how long a waiter waits; a holder that recorded nothing has no hold time', async () => {
+    const [a, b] = await Promise.all([space.client(), space.client()]);
+    const first = await new Mutex(a, '/locks/times', { data: JSON.stringify({ host: 'lib', pid: 1 }) }).acquire();
+    const run = zkLock(['/locks/times', '--', process.execPath, '-e', 'console.log("ready"); setInterval(() => {}, 1000); process.on("SIGTERM", () => process.exit(0))']);
+    await waitFor('zk-lock to queue', async () => ((await children('/locks/times')).length === 2 ? true : undefined));
+    const queuedAt = Date.now();
+    // The library holder (no mark): no waitedMs or heldMs, only sinceMs.
+    const before = zkLock(['status', '--json', '/locks/times']);
+    expect(await before.exit).toBe(0);
+    const unmarked = (JSON.parse(before.out()) as { holders: Array<Record<string, unknown>> }).holders[0]!;
+    expect(unmarked.heldMs).toBeUndefined();
+    await first.release();
+    const releasedAt = Date.now();
+    await waitFor('the command to run', () => (run.out().includes('ready') ? true : undefined));
+    const waiting = new Mutex(b, '/locks/times').acquire();
+    await waitFor('the waiter to queue', async () => ((await children('/locks/times')).length === 2 ? true : undefined));
+    type Row = { sinceMs: number; waitedMs?: number; heldMs?: number; waitingMs?: number };
+    const parsed = await waitFor('the hold to be marked', async () => {
+      const st = zkLock(['status', '--json', '/locks/times']);
+      if ((await st.exit) !== 0) return undefined;
+      const p = JSON.parse(st.out()) as { holders: Row[]; waiters: Row[] };
+      return p.holders[0]?.heldMs === undefined ? undefined : p;
+    });
+    const holder = parsed.holders[0]!;
+    // It waited at least from the moment it was seen queued to the moment the first hold ended.
+    expect(holder.waitedMs!).toBeGreaterThanOrEqual(releasedAt - queuedAt - 50);
+    expect(holder.heldMs!).toBeGreaterThanOrEqual(0);
+    expect(Math.abs(holder.waitedMs! + holder.heldMs! - holder.sinceMs)).toBeLessThanOrEqual(5);
+    expect(parsed.waiters[0]!.waitingMs).toBeGreaterThanOrEqual(0);
+    const text = zkLock(['status', '/locks/times']);
+    expect(await text.exit).toBe(0);
+    expect(text.out()).toMatch(/HOLDS .* held \S+ \(waited \S+\)/);
+    run.child.kill('SIGTERM');
+    expect(await run.exit).toBe(0);
+    await (await waiting).release();
+  });
+});
+
 describe('zk-lock - semaphore and leader modes', () => {
   it('--semaphore 2: at most two commands at once; a third waits, --timeout 0 gives up with 75; status lists the permits', async () => {
     // Each command says it started, then waits for its own "go" file: the test decides when it ends.

@@ -131,7 +131,14 @@ async function status(zk: ZooKeeper, args: Parsed): Promise<number> {
     } catch {
       owner = { data: e.data.toString('utf8') };
     }
-    return { role, position: i, kind: e.kind, node: e.node, fencingToken: e.fencingToken.toString(), sessionId: `0x${e.sessionId.toString(16)}`, sinceMs: now - e.createdAt.getTime(), owner };
+    // Wait and hold times where they are known: a waiter has waited since its node was made; a
+    // zk-lock holder rewrote its node's data when its hold began (see markHeld), so the node's
+    // mtime ends the wait and starts the hold (both by the server's clock). Another holder's
+    // (a Curator process's) hold start is not recorded anywhere.
+    const created = e.createdAt.getTime();
+    const marked = e.modifiedAt.getTime() > created ? e.modifiedAt.getTime() : undefined;
+    const times: { waitingMs?: number; waitedMs?: number; heldMs?: number } = role === 'waiter' ? { waitingMs: now - created } : marked === undefined ? {} : { waitedMs: marked - created, heldMs: now - marked };
+    return { role, position: i, kind: e.kind, node: e.node, fencingToken: e.fencingToken.toString(), sessionId: `0x${e.sessionId.toString(16)}`, sinceMs: now - created, ...times, owner };
   };
   const rows = [...state.holders.map((e, i) => describe(e, i, 'holder')), ...state.waiters.map((e, i) => describe(e, i, 'waiter'))];
   if (args.json) {
@@ -146,7 +153,7 @@ async function status(zk: ZooKeeper, args: Parsed): Promise<number> {
   for (const r of rows) {
     const who = [r.owner.host, r.owner.pid && `pid ${String(r.owner.pid)}`, r.owner.command && String(r.owner.command)].filter(Boolean).join(' ');
     const verb = r.role === 'holder' ? 'held' : 'waiting';
-    process.stdout.write(`  ${r.role === 'holder' ? 'HOLDS' : `#${r.position + 1}   `} ${r.kind.padEnd(5)} token ${r.fencingToken.padEnd(12)} ${verb} ${formatMs(r.sinceMs).padEnd(7)} ${who || r.sessionId}\n`);
+    process.stdout.write(`  ${r.role === 'holder' ? 'HOLDS' : `#${r.position + 1}   `} ${r.kind.padEnd(5)} token ${r.fencingToken.padEnd(12)} ${verb} ${(r.heldMs === undefined ? formatMs(r.sinceMs) : `${formatMs(r.heldMs)} (waited ${formatMs(r.waitedMs ?? 0)})`).padEnd(7)} ${who || r.sessionId}\n`);
   }
   return 0;
 }
@@ -202,12 +209,22 @@ async function run(zk: ZooKeeper, args: Parsed): Promise<number> {
     stopped();
     return failed(err);
   }
+  markHeld(zk, lease.node, data);
   try {
     return await runChild(lease, args, signals);
   } finally {
     stopped();
     await lease.release();
   }
+}
+
+/**
+ * Records when the hold began, for `status`: the node's data written again (the same bytes), so
+ * its mtime is the server's time of the hold's start. Only over version 0: a revocation request
+ * written meanwhile is never overwritten. In the background: the command does not wait for it.
+ */
+function markHeld(zk: ZooKeeper, node: string, data: string): void {
+  zk.setData(node, data, { version: 0 }).catch(() => undefined);
 }
 
 /** What the run's signal handlers do now (see run). */
