@@ -6,6 +6,7 @@
 import * as dc from 'node:diagnostics_channel';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HoldMessage, LostMessage, RequestContext } from './channels.js';
 import { ZooKeeperInstrumentation } from './instrumentation.js';
@@ -33,6 +34,37 @@ describe('ZooKeeperInstrumentation (synthetic channel traffic)', () => {
     expect(span!.name).toBe('create /q/item-*');
     expect(span!.kind).toBe(SpanKind.CLIENT);
     expect(span!.attributes).toMatchObject({ 'db.query.summary': '/q/item-*', 'zookeeper.xid': 7, 'zookeeper.session.id': '0x10', 'server.port': 2181 });
+  });
+
+  it('the outstanding-requests gauge is read at collection: the requests started and not answered, none after they settle or after disable()', async () => {
+    const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+    const reader = new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 3_600_000 });
+    const meterProvider = new MeterProvider({ readers: [reader] });
+    instrumentation = new ZooKeeperInstrumentation({ tracerProvider, meterProvider });
+    const outstanding = async (): Promise<number | undefined> => {
+      const { resourceMetrics } = await reader.collect();
+      const metric = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === 'zookeeper.client.requests.outstanding');
+      return metric?.dataPoints[0]?.value as number | undefined;
+    };
+    const contexts = [1, 2, 3].map((xid) => ({ operation: 'getData', op: 4, path: `/o/${xid}`, sessionId: 1n }) as RequestContext & Record<string, unknown>);
+    const settle: Array<() => void> = [];
+    const inFlight = contexts.map((ctx) => requests.tracePromise(() => new Promise<{ err: number }>((resolve) => settle.push(() => resolve({ err: 0 }))), ctx));
+    expect(await outstanding()).toBe(3);
+    settle[0]!();
+    await inFlight[0];
+    expect(await outstanding()).toBe(2);
+    for (const s of settle) s();
+    await Promise.all(inFlight);
+    expect(await outstanding()).toBe(0);
+    requests.tracePromise(() => new Promise(() => undefined), { operation: 'exists', op: 3, path: '/p', sessionId: 1n } as RequestContext & Record<string, unknown>).catch(() => undefined);
+    expect(await outstanding()).toBe(1);
+    instrumentation.disable();
+    expect(await outstanding()).toBe(0);
+    instrumentation.enable();
+    const again = requests.tracePromise(async () => ({ err: 0 }), { operation: 'exists', op: 3, path: '/q', sessionId: 1n } as RequestContext & Record<string, unknown>);
+    await again;
+    expect(await outstanding()).toBe(0);
+    await meterProvider.shutdown();
   });
 
   it('a call that throws before its promise exists (error, then end) ends its span with the error', () => {

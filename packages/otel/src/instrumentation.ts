@@ -6,7 +6,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import * as dc from 'node:diagnostics_channel';
-import { metrics, trace, type MeterProvider, type TracerProvider } from '@opentelemetry/api';
+import { metrics, trace, type MeterProvider, type ObservableResult, type TracerProvider } from '@opentelemetry/api';
 import { ZooKeeperAttributes as A } from './attributes.js';
 import { Channels, sessionHex, type StateMessage, type WatchEventMessage } from './channels.js';
 import { lockHandlers } from './locks.js';
@@ -131,10 +131,15 @@ export class ZooKeeperInstrumentation {
       if (active !== undefined && !holds.includes(active)) active.addEvent('zookeeper.session.state', event);
       for (const span of holds) span.addEvent('zookeeper.session.state', event);
     });
+    // The requests in flight, read when the metrics are collected (nothing per request). Once
+    // disabled it observes 0 (a removed callback would leave its last value standing).
+    const system = { [A.DB_SYSTEM_NAME]: 'zookeeper' };
+    const live = { on: true };
+    rt.instruments.outstanding.addCallback((result: ObservableResult) => result.observe(live.on ? requests.pending() : 0, system));
     // Disabled, the gauges would keep what they counted with no way down: take it back.
     this.#unsubscribe.push(() => {
       for (const state of states.values()) rt.instruments.sessions.add(-1, { [A.SESSION_STATE]: state });
-      if (requests.pending() > 0) rt.instruments.outstanding.add(-requests.pending(), { [A.DB_SYSTEM_NAME]: 'zookeeper' });
+      live.on = false;
     });
   }
 

@@ -2,7 +2,7 @@
  * The instruments, made from one meter. Every recording goes through here, so the instruments
  * are replaced in one place when the meter provider changes.
  */
-import type { Attributes, Counter, Histogram, Meter, UpDownCounter } from '@opentelemetry/api';
+import type { Attributes, Counter, Histogram, Meter, ObservableUpDownCounter, UpDownCounter } from '@opentelemetry/api';
 import { ZooKeeperMetrics as M } from './attributes.js';
 
 /** Bucket boundaries (seconds) for ZooKeeper round trips and lock waits: 0.5 ms to 10 s. */
@@ -14,7 +14,8 @@ const LOCK_BUCKETS = [0.001, 0.01, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 600];
 export class Instruments {
   readonly duration: Histogram;
   readonly sessions: UpDownCounter;
-  readonly outstanding: UpDownCounter;
+  /** Observed at collection (the requests in flight), not counted per request: nothing per request. */
+  readonly outstanding: ObservableUpDownCounter;
   readonly reconnects: Counter;
   readonly watchEvents: Counter;
   readonly lockWait: Histogram;
@@ -29,7 +30,7 @@ export class Instruments {
       advice: { explicitBucketBoundaries: OPERATION_BUCKETS },
     });
     this.sessions = meter.createUpDownCounter(M.SESSIONS, { description: 'ZooKeeper sessions in each state.', unit: '{session}' });
-    this.outstanding = meter.createUpDownCounter(M.OUTSTANDING, { description: 'ZooKeeper requests sent and not yet answered.', unit: '{request}' });
+    this.outstanding = meter.createObservableUpDownCounter(M.OUTSTANDING, { description: 'ZooKeeper requests sent and not yet answered.', unit: '{request}' });
     this.reconnects = meter.createCounter(M.RECONNECTS, { description: 'Sessions connected again after a disconnection.', unit: '{reconnect}' });
     this.watchEvents = meter.createCounter(M.WATCH_EVENTS, { description: 'Watch notifications received.', unit: '{event}' });
     this.lockWait = meter.createHistogram(M.LOCK_WAIT, {
@@ -49,7 +50,11 @@ export class Instruments {
 
 /** @internal Attributes without the undefined entries. */
 export function defined(attrs: Record<string, string | number | boolean | undefined>): Attributes {
+  // for...in, not Object.entries: no array of pairs per call (this runs twice per request).
   const out: Attributes = {};
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined) out[k] = v;
+  for (const k in attrs) {
+    const v = attrs[k];
+    if (v !== undefined) out[k] = v;
+  }
   return out;
 }

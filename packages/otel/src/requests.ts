@@ -46,14 +46,12 @@ function ignored(rt: Runtime, ctx: RequestContext): boolean {
 export function requestHandlers(rt: Runtime): { handlers: TracingHandlers<RequestContext>; pending(): number } {
   const inFlight = new WeakMap<object, InFlight>();
   let pending = 0;
-  const system = { [A.DB_SYSTEM_NAME]: 'zookeeper' };
 
   const finish = (ctx: RequestContext): void => {
     const req = inFlight.get(ctx);
     if (req === undefined) return;
     inFlight.delete(ctx);
     pending--;
-    rt.instruments.outstanding.add(-1, system);
     const code = ctx.errorCode ?? 0;
     const failed = ctx.error !== undefined || (code !== 0 && rt.benign.get(ctx.operation)?.has(code) !== true);
     const errorType = ctx.error !== undefined ? errorName(ctx.error) : failed ? codeName(code) : undefined;
@@ -98,7 +96,6 @@ export function requestHandlers(rt: Runtime): { handlers: TracingHandlers<Reques
   const open = (ctx: RequestContext): void => {
     if (inFlight.has(ctx)) return;
     pending++;
-    rt.instruments.outstanding.add(1, system);
     const summary = requestSummary(ctx.path);
     let span: Span | undefined;
     const parent = parentContext(rt);

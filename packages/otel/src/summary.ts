@@ -29,11 +29,21 @@ function maskSegment(segment: string): string {
 export function summarizePath(path: string | undefined): string {
   if (path === undefined || path === '') return '';
   if (path === '/') return '/';
+  const known = summaries.get(path);
+  if (known !== undefined) return known;
   const segments = path.split('/').slice(1);
   const kept = segments.slice(0, MAX_SEGMENTS).map(maskSegment);
   if (segments.length > MAX_SEGMENTS) kept.push('*');
-  return `/${kept.join('/')}`;
+  const summary = `/${kept.join('/')}`;
+  // Most requests go to a few paths again and again: remembered, up to a bound (then forgotten at once).
+  if (summaries.size >= MAX_REMEMBERED) summaries.clear();
+  summaries.set(path, summary);
+  return summary;
 }
+
+/** Paths summarized lately (see summarizePath). */
+const summaries = new Map<string, string>();
+const MAX_REMEMBERED = 4096;
 
 /**
  * Whether `created` (the path a create answered with) is `requested` plus a sequence suffix: the
