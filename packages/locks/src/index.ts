@@ -35,6 +35,7 @@ export { DoubleBarrier, READY_NODE } from './double-barrier.js';
 export type { DoubleBarrierOptions } from './double-barrier.js';
 export { AtomicLong, encodeLong, decodeLong } from './atomic-long.js';
 export type { AtomicCallOptions, AtomicLongOptions, AtomicResult, AtomicRetry, AtomicStats, PromotedToLock } from './atomic-long.js';
+export type { AtomicOptions } from './internal/atomic-engine.js';
 export { AtomicInteger, encodeInt, decodeInt } from './atomic-integer.js';
 export type { AtomicIntegerOptions } from './atomic-integer.js';
 export { AtomicValue } from './atomic-value.js';
@@ -67,7 +68,7 @@ export { QueueBase } from './queues/base.js';
 export type { QueueOptions, QueueWaitOptions } from './queues/base.js';
 export { QueueItem } from './queues/item.js';
 export { QueueIterator } from './queues/iterator.js';
-export { bytesSerializer, stringSerializer, jsonSerializer, encodeItems, decodeItems } from './queues/item-codec.js';
+export { bytesSerializer, stringSerializer, jsonSerializer, encodeItems, decodeItems, ItemFramingError } from './queues/item-codec.js';
 export type { QueueSerializer } from './queues/item-codec.js';
 export { QueueTimeoutError, QueueAbortedError, QueueItemError } from './errors.js';
 // Service discovery

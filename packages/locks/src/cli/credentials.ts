@@ -24,11 +24,8 @@ export interface Security {
   readonly summary: string;
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
-type Reader = (path: string) => Buffer;
-
 /** The connect options the environment asks for; UsageError naming the variable when a file cannot be read. */
-export function securityFromEnv(env: Env = process.env, read: Reader = (p) => readFileSync(p)): Security {
+export function securityFromEnv(env: Readonly<Record<string, string | undefined>> = process.env, read: (path: string) => Buffer = (p) => readFileSync(p)): Security {
   const file = (name: string): Buffer | undefined => {
     const path = env[name];
     if (path === undefined || path === '') return undefined;

@@ -69,7 +69,7 @@ export abstract class QueueBase<T> {
   #lockPathReady: Promise<void> | undefined;
   readonly #ctx: QueueContext<T>;
 
-  /** Bad input throws InvalidArgumentError; nothing is sent here. */
+  /** @internal Bad input throws InvalidArgumentError; nothing is sent here. `layout`: the subclass's node names and order. */
   constructor(zk: ZooKeeper, path: string, options: QueueOptions<T>, layout: QueueLayout) {
     validatePath(path);
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object');
