@@ -60,7 +60,7 @@ export const ZooKeeperMetrics = {
   OPERATION_DURATION: 'db.client.operation.duration',
   /** UpDownCounter: sessions in each state (`zookeeper.session.state`). */
   SESSIONS: 'zookeeper.client.sessions',
-  /** UpDownCounter: requests sent and not yet settled. */
+  /** Observable up-down counter: requests sent and not yet answered, read at collection. */
   OUTSTANDING: 'zookeeper.client.requests.outstanding',
   /** Counter: sessions back to connected after being suspended or lost. */
   RECONNECTS: 'zookeeper.client.reconnects',
