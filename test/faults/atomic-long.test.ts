@@ -14,7 +14,7 @@ import { connectString, TestSpace } from '../harness/fixtures.js';
 import { TcpProxy, waitFor } from '../harness/index.js';
 import { killAll, Participant } from '../interop/participants.js';
 import { checkCounter, COUNTER_PARTICIPANT, parseCounterLines, type CounterLine } from './counter-check.js';
-import { recordRow } from './summary.js';
+import { recordOperationsRow } from './summary.js';
 
 const T = 2000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -105,14 +105,11 @@ describe('faults - AtomicLong incrementers killed, partitioned, paused and expir
       const verdict = checkCounter(lines, final);
       const errors = lines.filter((l) => l.kind === 'error').length;
       const c3 = [...new Set(lines.filter((l) => l.who === 'c3' && l.kind === 'maybe').map((l) => l.message!.replace(/ to 127\.0\.0\.1:\d+/, '')))];
-      recordRow({
-        nemesis: `AtomicLong${control ? ' (control: setData without the version)' : ' (promotedToLock)'}: SIGKILL, partition T/2, bytes held T/2, partition 2.5 T of an incrementer`,
+      recordOperationsRow({
+        nemesis: `${control ? '(control) a counter written with setData without the version' : 'AtomicLong (promotedToLock), 4 incrementers'}: SIGKILL, partition T/2, bytes held T/2, partition 2.5 T of an incrementer`,
         processes: members.size,
-        acquisitions: verdict.succeeded,
+        operations: verdict.succeeded,
         violations: verdict.violations.length,
-        longestDetectionMs: 0,
-        staleRejected: 0,
-        staleAccepted: 0,
         participantErrors: verdict.maybe + errors,
         durationMs: Date.now() - started,
       });

@@ -14,8 +14,8 @@ import type { ZooKeeper } from '@zk/protocol';
 import { connectString, TestSpace } from '../harness/fixtures.js';
 import { TcpProxy, waitFor } from '../harness/index.js';
 import { killAll, Participant } from '../interop/participants.js';
-import { BARRIER_MEMBER, checkBarrier, parseBarrierLines, type BarrierEvent } from './barrier-check.js';
-import { recordRow } from './summary.js';
+import { BARRIER_MEMBER, checkBarrier, parseBarrierLines, type BarrierEvent, type BarrierVerdict } from './barrier-check.js';
+import { recordOperationsRow } from './summary.js';
 
 const T = 2000;
 const N = 4;
@@ -120,6 +120,12 @@ class BarrierRun {
   }
 }
 
+/** The run's summary row: enters that passed, the longest wait once nothing was missing, failed waits. */
+function record(run: BarrierRun, nemesis: string, verdict: BarrierVerdict, started: number): void {
+  const failed = run.events().filter((e) => e.kind.endsWith('-failed')).length;
+  recordOperationsRow({ nemesis, processes: run.members.size, operations: verdict.entered, violations: verdict.violations.length, longestDetectionMs: verdict.longestWaitMs, participantErrors: failed, durationMs: Date.now() - started });
+}
+
 describe('faults - DoubleBarrier members killed and cut off mid-enter and mid-leave', () => {
   let space: TestSpace;
   let run: BarrierRun | undefined;
@@ -174,17 +180,7 @@ describe('faults - DoubleBarrier members killed and cut off mid-enter and mid-le
     // Not vacuous: the survivors of the member killed in leave completed their leave after the kill.
     const waitedFor = (victim: { who: string; round: number }) => events.filter((e) => e.kind === 'left' && e.round === victim.round && e.who !== victim.who && e.t > killedAt(victim.who)).length;
     const waitedForDead = [waitedFor(leave), waitedFor(inside)];
-    recordRow({
-      nemesis: `DoubleBarrier (${N} members): SIGKILL in enter, inside and in leave, cut off T/4 in enter and 2.5 T in leave`,
-      processes: run.members.size,
-      acquisitions: verdict.entered,
-      violations: verdict.violations.length,
-      longestDetectionMs: verdict.longestWaitMs,
-      staleRejected: 0,
-      staleAccepted: 0,
-      participantErrors: failed.length,
-      durationMs: Date.now() - started,
-    });
+    record(run, `DoubleBarrier (${N} members): SIGKILL in enter, inside and in leave, cut off T/4 in enter and 2.5 T in leave`, verdict, started);
     console.log(`double barrier: ${JSON.stringify({ ...verdict, enterKill: { ...enter, passed }, leaveKill: leave, insideKill: inside, cut, lost, waitedForDead, failed: failed.map((e) => `${e.who} r${e.round}: ${e.message}`) })}`);
     expect(verdict.violations).toEqual([]);
     expect(waitedForDead).toEqual([N - 1, N - 1]);
@@ -203,17 +199,7 @@ describe('faults - DoubleBarrier members killed and cut off mid-enter and mid-le
     await run.spawn(inside.round + 1);
     await Promise.all([...run.members.values()].map((m) => m.p.exited));
     const verdict = checkBarrier(run.events(), { members: N, sessionTimeoutMs: T, boundMs: BOUND });
-    recordRow({
-      nemesis: '(control) a double barrier with persistent member nodes: SIGKILL inside',
-      processes: run.members.size,
-      acquisitions: verdict.entered,
-      violations: verdict.violations.length,
-      longestDetectionMs: verdict.longestWaitMs,
-      staleRejected: 0,
-      staleAccepted: 0,
-      participantErrors: run.events().filter((e) => e.kind.endsWith('-failed')).length,
-      durationMs: Date.now() - started,
-    });
+    record(run, '(control) a double barrier with persistent member nodes: SIGKILL inside', verdict, started);
     console.log(`double barrier control: ${JSON.stringify({ ...verdict, insideKill: inside })}`);
     // Each survivor is left behind in that round, and only there.
     expect(verdict.violations).toEqual(Array.from({ length: N - 1 }, () => expect.stringMatching(new RegExp(`^m\\d+'s leave of round ${inside.round} never completed`))));

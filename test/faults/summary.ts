@@ -71,6 +71,16 @@ export function recordRow(row: NemesisRow): void {
   renameSync(tmp, SUMMARY_FILE);
 }
 
+/**
+ * Records the row of a recipe's run that has no lock in it (a counter, a barrier):
+ * `operations` (increments that succeeded, enters that passed) stand in the acquisitions column,
+ * and no resource is fenced (no stale writes).
+ */
+export function recordOperationsRow(row: Pick<NemesisRow, 'nemesis' | 'processes' | 'violations' | 'participantErrors' | 'durationMs'> & { operations: number; longestDetectionMs?: number }): void {
+  const { operations, longestDetectionMs = 0, ...rest } = row;
+  recordRow({ ...rest, acquisitions: operations, longestDetectionMs, staleRejected: 0, staleAccepted: 0 });
+}
+
 /** Every row in the rows file (skipping a torn last line), oldest first. */
 export function readRows(file = ROWS_FILE): StoredRow[] {
   if (!existsSync(file)) return [];
