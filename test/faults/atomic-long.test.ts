@@ -80,8 +80,10 @@ describe('faults - AtomicLong incrementers killed, partitioned, paused and expir
       const lastKind = (who: string) => (JSON.parse(members.get(who)!.p.lines.at(-1) ?? '{}') as { kind?: string }).kind;
       await waitFor('20 increments', () => (oks() >= 20 ? true : undefined), 10_000, 20);
 
-      // SIGKILL of c0 between its `begin` and its outcome.
-      await waitFor('c0 mid-increment', () => (lastKind('c0') === 'begin' ? true : undefined), 5000, 1);
+      // SIGKILL of c0 between its `begin` and its outcome: its proxy holds its bytes, so it stalls
+      // in an increment (a request held, or a reply).
+      members.get('c0')!.proxy.pause();
+      await waitFor('c0 mid-increment', () => (lastKind('c0') === 'begin' ? true : undefined), 5000, 5);
       members.get('c0')!.p.proc.kill('SIGKILL');
       await members.get('c0')!.p.exited;
       const killedMidIncrement = lastKind('c0') === 'begin';

@@ -10,8 +10,8 @@
 // Lines: `entering`/`entered`, `leaving`/`left` {round}; `enter-failed`/`leave-failed` {round,
 // message} when a wait rejected (a timeout, a session that ended). A member whose enter failed
 // because its session ended enters the same round again on a new session; after any other failed
-// wait it goes on with the next round. Before each enter and each leave it sleeps 0-150 ms at
-// random (arrivals spread, so one member can be caught waiting). It starts its first round when it
+// wait it goes on with the next round. Before each enter it sleeps 0-150 ms at random, before each
+// leave 50-200 ms (arrivals spread, so one member can be caught waiting, or inside). It starts its first round when it
 // reads a line on stdin (the harness starts the first members together).
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
@@ -89,7 +89,7 @@ for (let round = Number(firstText); round < Number(roundsText); ) {
     continue;
   }
   log({ kind: 'entered', round });
-  await sleep(Math.random() * 150);
+  await sleep(50 + Math.random() * 150); // inside for 50 ms at least: the harness can catch it there
   log({ kind: 'leaving', round });
   try {
     await barrier.leave({ timeout: waitMs });

@@ -101,9 +101,12 @@ class BarrierRun {
     return { who, round };
   }
 
+  /** SIGKILL; its proxy holds its bytes first, so nothing it sends once the harness has chosen it (a leave's delete) reaches the server. */
   kill(who: string): void {
+    const { p, proxy } = this.members.get(who)!;
+    proxy.pause();
     this.harness.push({ who, t: process.hrtime.bigint(), kind: 'killed' });
-    this.members.get(who)!.p.proc.kill('SIGKILL');
+    p.proc.kill('SIGKILL');
   }
 
   /** The killed member's node in round `round` (its data is its name) is gone with its session. */
