@@ -1,8 +1,9 @@
 /**
  * AtomicLong under failure (issue 23): four incrementer processes, each behind a TCP proxy of its
  * own, increment one counter (promotedToLock) while the harness SIGKILLs one mid-increment,
- * partitions one (the proxy refuses and cuts its connections) for T/2, holds one's bytes for T/2
- * (a write delivered late) and partitions one for 2.5 T (its session expires). Each logs every
+ * then for T/2 partitions one (the proxy refuses and cuts its connections), drops one's replies
+ * (a write may land unanswered) and holds one's bytes (delivered late), and last partitions one
+ * for 2.5 T (its session expires). Each logs every
  * increment with its pre and post values (counter-participant.mjs); the checker (counter-check.ts)
  * requires the final value to count every successful increment once, within the unknown ones.
  * Negative control: the naive "read, add one, setData without the version" under the same nemeses
@@ -88,13 +89,17 @@ describe('faults - AtomicLong incrementers killed, partitioned, paused and expir
       await members.get('c0')!.p.exited;
       const killedMidIncrement = lastKind('c0') === 'begin';
       await spawn(RUN - (Date.now() - started) + 2000);
-      // Partition of c1 for T/2 (connections refused and cut), a pause of c2's bytes for T/2.
+      // For T/2 at once: c1 partitioned (connections refused and cut), c2's replies dropped (a
+      // write may land unanswered: its connection is then cut), c4's bytes held (then delivered).
       const during = oks();
       members.get('c1')!.proxy.block();
-      members.get('c2')!.proxy.pause();
+      members.get('c2')!.proxy.drop('down');
+      members.get('c4')!.proxy.pause();
       await sleep(T / 2);
       members.get('c1')!.proxy.unblock();
-      members.get('c2')!.proxy.resume();
+      members.get('c2')!.proxy.undrop();
+      members.get('c2')!.proxy.cutHoled();
+      members.get('c4')!.proxy.resume();
       // Partition of c3 beyond its session timeout: its session expires.
       members.get('c3')!.proxy.block();
       await sleep(2.5 * T);
@@ -106,16 +111,16 @@ describe('faults - AtomicLong incrementers killed, partitioned, paused and expir
       const lines = [...members].flatMap(([who, m]) => parseCounterLines(who, m.p.lines));
       const verdict = checkCounter(lines, final);
       const errors = lines.filter((l) => l.kind === 'error').length;
-      const c3 = [...new Set(lines.filter((l) => l.who === 'c3' && l.kind === 'maybe').map((l) => l.message!.replace(/ to 127\.0\.0\.1:\d+/, '')))];
+      const unknown = (who: string) => [...new Set(lines.filter((l) => l.who === who && l.kind === 'maybe').map((l) => l.message!.replace(/ to 127\.0\.0\.1:\d+/, '')))];
       recordOperationsRow({
-        nemesis: `${control ? '(control) a counter written with setData without the version' : 'AtomicLong (promotedToLock), 4 incrementers'}: SIGKILL, partition T/2, bytes held T/2, partition 2.5 T of an incrementer`,
+        nemesis: `${control ? '(control) a counter written with setData without the version' : 'AtomicLong (promotedToLock), 4 incrementers'}: SIGKILL, partition T/2, replies dropped T/2, bytes held T/2, partition 2.5 T of an incrementer`,
         processes: members.size,
         operations: verdict.succeeded,
         violations: verdict.violations.length,
         participantErrors: verdict.maybe + errors,
         durationMs: Date.now() - started,
       });
-      console.log(`counter ${variant}: ${JSON.stringify({ ...verdict, final: String(final), violations: verdict.violations.slice(0, 5), violationCount: verdict.violations.length, killedMidIncrement, othersDuringFaults, errors, c3 })}`);
+      console.log(`counter ${variant}: ${JSON.stringify({ ...verdict, final: String(final), violations: verdict.violations.slice(0, 5), violationCount: verdict.violations.length, killedMidIncrement, othersDuringFaults, errors, c2: unknown('c2'), c3: unknown('c3') })}`);
       expect(killedMidIncrement).toBe(true); // not vacuous: the victim died with an increment in flight
       expect(othersDuringFaults).toBeGreaterThan(0); // the others counted on during the faults
       if (control) {
