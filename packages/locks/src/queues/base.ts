@@ -68,6 +68,8 @@ export abstract class QueueBase<T> {
   #pathReady: Promise<void> | undefined;
   #lockPathReady: Promise<void> | undefined;
   readonly #ctx: QueueContext<T>;
+  /** What is left of the last listing, for an append-only layout (see #takeLoop). */
+  #rest: { names: readonly string[]; at: number } | undefined;
 
   /** @internal Bad input throws InvalidArgumentError; nothing is sent here. `layout`: the subclass's node names and order. */
   constructor(zk: ZooKeeper, path: string, options: QueueOptions<T>, layout: QueueLayout) {
@@ -233,6 +235,14 @@ export abstract class QueueBase<T> {
       const watches: NodeWatch[] = [];
       try {
         attempt.check();
+        // The rest of the last listing first (an append-only layout: nothing put since can come
+        // before them): one round trip less per item while the queue is not empty. An item another
+        // consumer took meanwhile is simply not there (take answers undefined).
+        for (let name = this.#next(); name !== undefined; name = this.#next()) {
+          const item = await take(this.#ctx, name, attempt);
+          if (item) return item;
+          attempt.check();
+        }
         await this.#ensurePath(attempt);
         if (this.lockPath !== undefined) await this.#ensureLockPath(attempt);
         for (const watched of [false, true]) {
@@ -242,14 +252,19 @@ export abstract class QueueBase<T> {
           const now = Date.now();
           let due = Infinity;
           let held = false;
-          for (const name of this.#layout.order(children, now)) {
+          const ordered = this.#layout.order(children, now);
+          for (let i = 0; i < ordered.length; i++) {
+            const name = ordered[i]!;
             const wait = this.#layout.delay(name, now);
             if (wait > 0) {
               due = Math.min(due, wait);
               continue;
             }
             const item = await take(this.#ctx, name, attempt);
-            if (item) return item;
+            if (item) {
+              if (this.#layout.appendOnly) this.#rest = { names: ordered, at: i + 1 };
+              return item;
+            }
             held = true;
           }
           if (!watch) continue;
@@ -272,6 +287,17 @@ export abstract class QueueBase<T> {
         await Promise.all(watches.map((w) => w.remove()));
       }
     }
+  }
+
+  /** The next name left from the last listing (see #takeLoop), if any. */
+  #next(): string | undefined {
+    const rest = this.#rest;
+    if (rest === undefined) return undefined;
+    if (rest.at >= rest.names.length) {
+      this.#rest = undefined;
+      return undefined;
+    }
+    return rest.names[rest.at++];
   }
 
   /** Sleeps until a watch fires or the next delayed item is due (`due` ms from now). */

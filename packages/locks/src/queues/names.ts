@@ -26,6 +26,11 @@ export interface QueueLayout {
   order(children: readonly string[], now: number): string[];
   /** Ms until the item `name` may be taken (0 or less: now). */
   delay(name: string, now: number): number;
+  /**
+   * Whether an item put later always comes after every item there now (a FIFO queue: names in
+   * sequence order). Then the rest of one listing can serve the next takes without listing again.
+   */
+  readonly appendOnly?: boolean;
 }
 
 function items(children: readonly string[]): string[] {
@@ -42,6 +47,9 @@ export const PLAIN_LAYOUT: QueueLayout = {
   order: (children) => items(children).sort(byString),
   delay: () => 0,
 };
+
+/** The plain queue: string order is sequence order, so a new item comes after every item there. */
+export const FIFO_LAYOUT: QueueLayout = { ...PLAIN_LAYOUT, appendOnly: true };
 
 /** Curator's `priorityToString`: `1` or `0` for the sign, then the 32 bits as 8 upper-case hex digits. */
 export function priorityToString(priority: number): string {

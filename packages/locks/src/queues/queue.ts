@@ -3,7 +3,7 @@
  */
 import { InvalidArgumentError, type ZooKeeper } from '@zk/protocol';
 import { QueueBase, type QueueOptions, type QueueWaitOptions } from './base.js';
-import { PLAIN_LAYOUT, QUEUE_ITEM_NAME } from './names.js';
+import { FIFO_LAYOUT, QUEUE_ITEM_NAME } from './names.js';
 
 /**
  * A first-in first-out queue of items in ZooKeeper: Curator 5.4's `DistributedQueue` on the same
@@ -39,7 +39,7 @@ import { PLAIN_LAYOUT, QUEUE_ITEM_NAME } from './names.js';
 export class Queue<T = Uint8Array> extends QueueBase<T> {
   /** Bad input (paths, options, serializer, acl) throws InvalidArgumentError; nothing is sent here. */
   constructor(zk: ZooKeeper, path: string, options: QueueOptions<T> = {}) {
-    super(zk, path, options, PLAIN_LAYOUT);
+    super(zk, path, options, FIFO_LAYOUT);
   }
 
   /**
