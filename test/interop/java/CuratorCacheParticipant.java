@@ -14,7 +14,7 @@ import org.apache.curator.framework.recipes.cache.PathChildrenCacheEvent;
  * (start(true)) on `nodePath`, whose events are printed as they come, and a writer the test
  * drives over stdin.
  *
- *   java CuratorCacheParticipant connect path nodePath
+ *   java CuratorCacheParticipant connect path nodePath [sessionTimeoutMs]
  *
  * Prints `PCC <type> <child name|-> <data|->` for each PathChildrenCache event
  * (`PCC INITIALIZED <names,comma separated>` for the initial set), `NODE <data|->` each time the
@@ -35,8 +35,8 @@ public final class CuratorCacheParticipant {
   }
 
   public static void main(String[] args) throws Exception {
-    Interop.expectArgs(args, "CuratorCacheParticipant connect path nodePath", 3);
-    CuratorFramework client = Interop.connect(args[0], 10_000);
+    Interop.expectArgs(args, "CuratorCacheParticipant connect path nodePath [sessionTimeoutMs]", 3, 4);
+    CuratorFramework client = Interop.connect(args[0], args.length == 4 ? Integer.parseInt(args[3]) : 10_000);
     try (PathChildrenCache children = new PathChildrenCache(client, args[1], true);
         NodeCache node = new NodeCache(client, args[2])) {
       children.getListenable().addListener((c, event) -> {
