@@ -16,7 +16,7 @@ describe('atomic long - encoding', () => {
     expect(decodeLong(Buffer.from('ffff0000000000000007', 'hex').subarray(2))).toBe(7n);
   });
 
-  it('refuses bad paths, retry settings, lock paths and values before anything is sent', () => {
+  it('refuses bad paths, retry settings, lock paths and values before anything is sent', async () => {
     const zk = {} as never;
     expect(() => new AtomicLong(zk, 'rel')).toThrow(InvalidArgumentError);
     expect(() => new AtomicLong(zk, '/c', { retry: { maxTries: 0 } })).toThrow(InvalidArgumentError);
@@ -25,8 +25,9 @@ describe('atomic long - encoding', () => {
     expect(() => new AtomicLong(zk, '/c', { promotedToLock: { lockPath: '/c' } })).toThrow(InvalidArgumentError);
     expect(() => new AtomicLong(zk, '/c', { promotedToLock: { lockPath: '/l', timeout: Number.NaN } })).toThrow(InvalidArgumentError);
     const counter = new AtomicLong(zk, '/c');
-    expect(() => counter.add(1.5)).toThrow(InvalidArgumentError);
-    expect(() => counter.add(2n ** 63n)).toThrow(InvalidArgumentError);
-    expect(() => counter.trySet(Number.MAX_SAFE_INTEGER + 1)).toThrow(InvalidArgumentError);
+    // The changes reject (a client of {} would throw TypeError at the first request instead).
+    await expect(counter.add(1.5)).rejects.toThrow(InvalidArgumentError);
+    await expect(counter.add(2n ** 63n)).rejects.toThrow(InvalidArgumentError);
+    await expect(counter.trySet(Number.MAX_SAFE_INTEGER + 1)).rejects.toThrow(InvalidArgumentError);
   });
 });
