@@ -7,7 +7,7 @@
  * `tracing:zk:lock:acquire:start|end|asyncStart|asyncEnd|error`), one {@link AcquireTrace} per wait:
  * `Mutex`, `ReadLock`, `WriteLock`, `ExclusiveLock` and `SemaphoreMutex` acquires (a new hold; a
  * reentrant one is not a wait), `Semaphore` acquires, `MultiLock` acquires (its parts' acquires
- * nest inside), and `LeaderLatch.leadership()` waits.
+ * nest inside), `LeaderLatch.leadership()` waits, and the wait of each `LeaderSelector` term.
  *
  * Plain channels:
  * - `zk:lock:hold`   {@link HoldMessage}: a hold starts (`event: 'start'`) and ends (`'end'`)

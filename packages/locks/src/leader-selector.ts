@@ -10,7 +10,15 @@ import type { GuardOptions } from './lease.js';
 import { Leadership, listParticipants, participantId, type Participant } from './leadership.js';
 import type { AcquireOptions } from './lock.js';
 import { Mutex } from './mutex.js';
-import { leadershipChannel, type LeadershipMessage } from './diagnostics.js';
+import { leadershipChannel, type LeadershipMessage, type LockKind } from './diagnostics.js';
+
+/** The selector's mutex: Curator's layout, named as a leadership wait on the diagnostics channels. */
+class SelectorMutex extends Mutex {
+  /** @internal */
+  protected override get kind(): LockKind {
+    return 'leader-selector';
+  }
+}
 
 /** Options of a {@link LeaderSelector}. */
 export interface LeaderSelectorOptions extends GuardOptions {
@@ -84,7 +92,7 @@ export class LeaderSelector implements AsyncDisposable {
     this.id = participantId(options.id);
     this.zk = zk;
     this.path = path;
-    this.#mutex = new Mutex(zk, path, { data: Buffer.from(this.id, 'utf8'), suspendedGrace: options.suspendedGrace, acl: options.acl });
+    this.#mutex = new SelectorMutex(zk, path, { data: Buffer.from(this.id, 'utf8'), suspendedGrace: options.suspendedGrace, acl: options.acl });
   }
 
   /** True while our function runs as leader and the term is not at risk. */

@@ -7,7 +7,7 @@
  */
 import { subscribe, tracingChannel, unsubscribe, type TracingChannelSubscribers } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LeaderLatch, LeaseLostError, LockChannelName, LockTimeoutError, MultiLock, Mutex, revoke, Semaphore, type AcquireTrace, type HoldMessage, type LeadershipMessage, type LeaseLostMessage, type RevocationMessage } from '@zk/locks';
+import { LeaderLatch, LeaderSelector, LeaseLostError, LockChannelName, LockTimeoutError, MultiLock, Mutex, revoke, Semaphore, type AcquireTrace, type HoldMessage, type LeadershipMessage, type LeaseLostMessage, type RevocationMessage } from '@zk/locks';
 import { waitFor } from '../../harness/index.js';
 import { TestSpace } from '../../harness/fixtures.js';
 
@@ -131,6 +131,21 @@ describe('lock channels', () => {
     ]);
     expect(rec.traces()[0]!.fencingToken).toBe(permit.fencingToken);
     expect(rec.holds.filter((h) => h.event === 'start').map((h) => h.kind)).toEqual(['semaphore', 'mutex', 'mutex']);
+  });
+
+  it('LeaderSelector: its wait and term are traced as leader-selector, and leadership begins and ends on zk:leadership', async () => {
+    const zk = await space.client();
+    await using selector = new LeaderSelector(zk, '/selected', { id: 'node-s' });
+    const token = await selector.run((leadership) => leadership.fencingToken);
+    expect(rec.traces().map((t) => [t.kind, t.path, t.fencingToken])).toEqual([['leader-selector', '/selected', token]]);
+    expect(rec.holds.map((h) => [h.event, h.kind])).toEqual([
+      ['start', 'leader-selector'],
+      ['end', 'leader-selector'],
+    ]);
+    expect(rec.leadership.map((m) => [m.kind, m.id, m.isLeader, m.fencingToken])).toEqual([
+      ['leader-selector', 'node-s', true, token],
+      ['leader-selector', 'node-s', false, token],
+    ]);
   });
 
   it('LeaderLatch leadership gained and lost on zk:leadership, its wait traced', async () => {
