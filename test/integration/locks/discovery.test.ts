@@ -123,12 +123,18 @@ describe('discovery - register, query, unregister', () => {
     const aborted = discovery.register({ name: 'x', id: 'aborted' }, { signal: controller.signal });
     controller.abort(new Error('stop'));
     await expect(aborted).rejects.toThrow();
-    await expect(discovery.register({ name: 'x', id: 'late' }, { timeout: 0 })).rejects.toThrow();
+    // timeout 0: one try with no waiting. Its create may win the race with the deadline (it did
+    // once in CI): then it is registered; otherwise it leaves nothing. Either way the two agree.
+    const late = await discovery.register({ name: 'x', id: 'late' }, { timeout: 0 }).then(
+      () => true,
+      () => false,
+    );
     await expect(discovery.register({ name: 'x', id: 'pre' }, { signal: AbortSignal.abort() })).rejects.toThrow();
-    await space.untilChildren('/s/x', 1);
+    const expected = late ? ['first', 'late'] : ['first'];
+    await space.untilChildren('/s/x', expected.length);
     await zk.sync('/s/x');
-    expect(await space.children('/s/x')).toEqual(['first']);
-    expect(discovery.registered.map((i) => i.id)).toEqual(['first']);
+    expect(await space.children('/s/x')).toEqual(expected);
+    expect(discovery.registered.map((i) => i.id).sort()).toEqual(expected);
   });
 
   it('acl option: instance nodes and the container parents they make', async () => {
