@@ -214,6 +214,11 @@ export abstract class LevelCache<E> implements AsyncDisposable {
         else if (event.type === 'created' || event.type === 'changed' || event.type === 'deleted') this.#apply(event, loading);
       }
       loaded();
+      // The tree cache's stream may end without an error when its session expires: the same renewal.
+      if (!this.#ended && this.#source && this.#zk?.state === 'expired') {
+        if (this.#connection !== 'CONNECTION_LOST') this.#report('CONNECTION_LOST');
+        return this.#renew();
+      }
     } catch (err) {
       loaded();
       if (err instanceof SessionExpiredError && this.#connection !== 'CONNECTION_LOST') this.#report('CONNECTION_LOST');
@@ -241,7 +246,7 @@ export abstract class LevelCache<E> implements AsyncDisposable {
       let tree: TreeCache;
       try {
         zk = await source.client();
-        if (zk === expired || zk.state === 'expired') zk = await this.#nextClient(source);
+        if (zk === expired || zk.state === 'expired') zk = await this.#nextClient(source, expired);
         if (this.#ended) return;
         this.#attach(zk);
         tree = await TreeCache.open(zk, this.#path, { maxDepth: this.#maxDepth });
@@ -257,18 +262,41 @@ export abstract class LevelCache<E> implements AsyncDisposable {
     }
   }
 
-  /** The source's next client (after an expiry); rejects if the cache is closed meanwhile. */
-  #nextClient(source: SessionSource): Promise<ZooKeeper> {
+  /**
+   * The source's next client after `expired`; rejects if the cache is closed meanwhile. The
+   * renewal may already have happened between the source answering with the expired client and
+   * this listener (its word went to no one): the source is asked again once the listener is on.
+   */
+  #nextClient(source: SessionSource, expired: ZooKeeper | undefined): Promise<ZooKeeper> {
     return new Promise((resolve, reject) => {
-      const off = source.onRenew((zk) => {
+      let settled = false;
+      const finish = (zk: ZooKeeper): void => {
+        if (settled) return;
+        settled = true;
         off();
         this.#offRenew = undefined;
         resolve(zk);
-      });
+      };
+      const off = source.onRenew(finish);
       this.#offRenew = () => {
+        if (settled) return;
+        settled = true;
         off();
         reject(new ClientClosedError('the cache was closed'));
       };
+      source.client().then(
+        (zk) => {
+          if (zk !== expired && zk.state !== 'expired') finish(zk);
+        },
+        (err: unknown) => {
+          // The chain ended: say so instead of waiting for a renewal that will not come.
+          if (settled) return;
+          settled = true;
+          off();
+          this.#offRenew = undefined;
+          reject(err);
+        },
+      );
     });
   }
 
