@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Stat } from '../index.js';
-import { NodeTable, type NodeChange } from './node-table.js';
+import { NodeTable, type NodeChange } from './compact-table.js';
 
 function stat(czxid: number, mzxid = czxid, pzxid = czxid): Stat {
   return {
@@ -89,5 +89,76 @@ describe('tree cache table - observations to changes', () => {
     expect(t.covers('/app/x')).toBe(true);
     expect(t.covers('/apple')).toBe(false);
     expect(new NodeTable('/').covers('/anything')).toBe(true);
+  });
+});
+
+describe('tree cache table - the compact store', () => {
+  it('a node read before its parent stays below it, and goes with it when an ancestor is deleted', () => {
+    const t = new NodeTable('/r');
+    t.found('/r', data(''), stat(1));
+    t.found('/r/a/x', data('orphan'), stat(5)); // /r/a not read yet
+    t.found('/r/b', data(''), stat(6));
+    expect(t.size).toBe(3);
+    expect(t.children('/r')).toEqual(['b']); // /r/a is not cached
+    expect(t.get('/r/a')).toBeUndefined();
+    expect(t.get('/r/a/x')?.data.toString()).toBe('orphan');
+    expect(brief(t.found('/r/a', data(''), stat(4)))).toEqual(['created /r/a']);
+    expect(t.children('/r/a')).toEqual(['x']);
+    expect([...t.nodes()].map((n) => n.path)).toEqual(['/r', '/r/b', '/r/a', '/r/a/x']); // in the order read
+    t.found('/r/c/y', data(''), stat(7));
+    // The Map-based table left /r/c/y behind (its parent was never cached); it goes too.
+    expect(brief(t.missing('/r'))).toEqual(['deleted /r/b', 'deleted /r/a/x', 'deleted /r/a', 'deleted /r/c/y', 'deleted /r']);
+    expect(t.size).toBe(0);
+  });
+
+  it('names in any script, empty and large data, the root "/", and nodes kept as they were when made', () => {
+    const t = new NodeTable('/');
+    t.found('/', data(''), stat(1));
+    const big = Buffer.alloc(5000, 7);
+    t.found('/ünï/日本', big, stat(3));
+    t.found('/ünï', data(''), stat(2));
+    expect(t.children('/')).toEqual(['ünï']);
+    expect(t.children('/ünï')).toEqual(['日本']);
+    const before = t.get('/ünï/日本');
+    expect(before?.data.equals(big)).toBe(true);
+    expect(before?.stat).toEqual(stat(3));
+    const change = t.found('/ünï/日本', data('small'), stat(3, 9));
+    expect(change[0]?.type === 'changed' && change[0].previous.data.equals(big)).toBe(true);
+    expect(t.get('/ünï/日本')?.data.toString()).toBe('small');
+    expect(t.get('/ünï')?.data.length).toBe(0);
+    expect(t.get('/missing')).toBeUndefined();
+    expect(t.has('/ünï')).toBe(true);
+    expect([...t.nodes()].map((n) => n.path)).toEqual(['/', '/ünï', '/ünï/日本']);
+  });
+
+  it('20,000 nodes: deletes, re-creates and data changes keep every lookup right (rows, hash slots and bytes reused)', () => {
+    const t = new NodeTable('/r');
+    const name = (d: number, i: number) => `/r/directory-${d}/a-rather-long-node-name-${i}`;
+    let zxid = 1;
+    t.found('/r', data(''), stat(zxid++));
+    for (let d = 0; d < 100; d++) {
+      t.found(`/r/directory-${d}`, data(''), stat(zxid++));
+      for (let i = 0; i < 199; i++) t.found(name(d, i), data(`value-${d}-${i}`), stat(zxid++));
+    }
+    expect(t.size).toBe(1 + 100 + 100 * 199);
+    // Three directories in four go (15,000 nodes: their names and data become garbage, more than
+    // the live bytes, so both are compacted; rows and hash slots are freed).
+    const gone = (d: number) => d % 4 !== 0;
+    for (let d = 0; d < 100; d++) if (gone(d)) expect(t.missing(`/r/directory-${d}`)).toHaveLength(200);
+    expect(t.size).toBe(1 + 25 * 200);
+    for (let d = 0; d < 100; d++) for (let i = 0; i < 199; i += 3) expect(t.get(name(d, i))?.data.toString()).toBe(gone(d) ? undefined : `value-${d}-${i}`);
+    // Back again, with data of other lengths everywhere (the data bytes are compacted on the way).
+    for (let d = 0; d < 100; d++) {
+      if (gone(d)) t.found(`/r/directory-${d}`, data(''), stat(zxid++));
+      for (let i = 0; i < 199; i++) {
+        const path = name(d, i);
+        const c = zxid++;
+        t.found(path, data(`v${d}.${i}`.repeat(1 + (i % 5))), gone(d) ? stat(c) : stat(t.get(path)?.stat.czxid === undefined ? c : Number(t.get(path)?.stat.czxid), c));
+      }
+    }
+    expect(t.size).toBe(1 + 100 + 100 * 199);
+    for (let d = 0; d < 100; d++) for (let i = 0; i < 199; i++) expect(t.get(name(d, i))?.data.toString()).toBe(`v${d}.${i}`.repeat(1 + (i % 5)));
+    expect(t.children('/r/directory-7')).toHaveLength(199);
+    expect([...t.nodes()]).toHaveLength(t.size);
   });
 });

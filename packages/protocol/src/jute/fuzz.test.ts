@@ -10,18 +10,7 @@ import { records, type RecordName } from './index.js';
 import { readMultiRequest, readMultiResponse } from './multi.js';
 import { JuteReader } from './reader.js';
 import { JuteWriter } from './writer.js';
-
-/** A small deterministic PRNG (mulberry32), so a failure can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../testing/random.js';
 
 const SEED = Number(process.env.ZK_FUZZ_SEED ?? 20261122);
 const CASES = Number(process.env.ZK_FUZZ_CASES ?? 300_000);
