@@ -104,11 +104,11 @@ export class NodeTable {
     // One lookup: a row not there yet is made (a placeholder until setNode below).
     const row = rows.find(this.#relative(path), true);
     if (rows.present(row)) {
-      const czxid = rows.czxid(row);
-      const mzxid = rows.mzxid(row);
+      const czxid = rows.stats.czxid(row);
+      const mzxid = rows.stats.mzxid(row);
       if (stat.czxid === czxid ? stat.mzxid < mzxid : stat.czxid < czxid) return [];
       if (stat.czxid === czxid && stat.mzxid === mzxid) {
-        if (stat.pzxid > rows.pzxid(row)) rows.setStat(row, stat);
+        if (stat.pzxid > rows.stats.pzxid(row)) rows.stats.set(row, stat);
         return [];
       }
       const previous = this.#node(row, path);
@@ -168,6 +168,11 @@ export class NodeTable {
     return out;
   }
 
+  /** Where the table's bytes go (see NodeRows.footprint): for the bench's accounting. */
+  footprint(): ReturnType<NodeRows['footprint']> {
+    return this.#rows.footprint();
+  }
+
   /** Forgets every node (no changes reported). */
   clear(): void {
     this.#rows.clear();
@@ -184,7 +189,7 @@ export class NodeTable {
   }
 
   #node(row: number, path: string): CachedNode {
-    return { path, data: this.#rows.data(row), stat: this.#rows.stat(row) };
+    return { path, data: this.#rows.data(row), stat: this.#rows.stats.get(row) };
   }
 
   /**
@@ -196,7 +201,7 @@ export class NodeTable {
     for (let c = rows.first(row); c !== NONE; ) {
       const next = rows.next(c);
       const present = rows.present(c);
-      if (!(olderThan !== undefined && present && rows.czxid(c) >= olderThan)) {
+      if (!(olderThan !== undefined && present && rows.stats.czxid(c) >= olderThan)) {
         const child = childPath(path, rows.name(c));
         this.#removeBelow(c, child, out, olderThan);
         if (present) {

@@ -6,8 +6,7 @@
  *   root's path and the names on the way down, built when asked for.
  * - Names (UTF-8) and data live in two {@link ByteSlab}s; data over {@link LARGE} bytes is kept
  *   as a Buffer of its own (its object costs little beside it).
- * - The Stat's six 64-bit fields sit in one BigInt64Array (6 per row), its five 32-bit fields in
- *   one Int32Array (5 per row): the 68 bytes of the wire's Stat, no bigint object kept.
+ * - The Stat: 68 bytes per row in {@link StatColumns}, no bigint object kept.
  * - A child is found by (parent row, name) in one open-addressing hash table of rows (linear
  *   probing, deletion by backward shift), so a path is looked up a component at a time.
  *
@@ -17,6 +16,7 @@
  */
 import type { Stat } from '../index.js';
 import { ByteSlab } from './byte-slab.js';
+import { grown, StatColumns } from './stat-columns.js';
 
 /** No row. */
 export const NONE = -1;
@@ -48,10 +48,7 @@ export class NodeRows {
   #dataLen = new Int32Array(0);
   #hash = new Int32Array(0);
   #flags = new Uint8Array(0);
-  /** czxid, mzxid, ctime, mtime, ephemeralOwner, pzxid. */
-  #longs = new BigInt64Array(0);
-  /** version, cversion, aversion, dataLength, numChildren. */
-  #ints = new Int32Array(0);
+  readonly #stats = new StatColumns();
   readonly #names = new ByteSlab();
   readonly #data = new ByteSlab();
   readonly #large = new Map<number, Buffer>();
@@ -69,6 +66,26 @@ export class NodeRows {
   /** The root's row, or NONE. */
   get root(): number {
     return this.#root;
+  }
+
+  /**
+   * Where the store's bytes go (allocated, slack included): the row columns (links, offsets,
+   * flags: 37 bytes a row), the Stats (68 a row), the hash table, the name and data slabs, and
+   * the large data kept apart. For the bench's accounting.
+   */
+  footprint(): { rows: number; capacity: number; columns: number; stats: number; hash: number; names: number; data: number; large: number } {
+    let large = 0;
+    for (const b of this.#large.values()) large += b.length;
+    return {
+      rows: this.#allocated - this.#freeCount(),
+      capacity: this.#capacity,
+      columns: this.#capacity * 37,
+      stats: this.#capacity * 68,
+      hash: this.#slots.byteLength,
+      names: this.#names.bytes.length,
+      data: this.#data.bytes.length,
+      large,
+    };
   }
 
   /**
@@ -121,56 +138,9 @@ export class NodeRows {
     return this.#names.bytes.toString('utf8', off, off + (this.#nameLen[row] as number));
   }
 
-  czxid(row: number): bigint {
-    return this.#longs[row * 6] as bigint;
-  }
-
-  mzxid(row: number): bigint {
-    return this.#longs[row * 6 + 1] as bigint;
-  }
-
-  pzxid(row: number): bigint {
-    return this.#longs[row * 6 + 5] as bigint;
-  }
-
-  /** The row's Stat, as a new object. */
-  stat(row: number): Stat {
-    const l = this.#longs;
-    const z = row * 6;
-    const i = this.#ints;
-    const k = row * 5;
-    return {
-      czxid: l[z] as bigint,
-      mzxid: l[z + 1] as bigint,
-      ctime: l[z + 2] as bigint,
-      mtime: l[z + 3] as bigint,
-      version: i[k] as number,
-      cversion: i[k + 1] as number,
-      aversion: i[k + 2] as number,
-      ephemeralOwner: l[z + 4] as bigint,
-      dataLength: i[k + 3] as number,
-      numChildren: i[k + 4] as number,
-      pzxid: l[z + 5] as bigint,
-    };
-  }
-
-  /** Replaces the row's Stat (its data unchanged). */
-  setStat(row: number, stat: Stat): void {
-    const l = this.#longs;
-    const z = row * 6;
-    l[z] = stat.czxid;
-    l[z + 1] = stat.mzxid;
-    l[z + 2] = stat.ctime;
-    l[z + 3] = stat.mtime;
-    l[z + 4] = stat.ephemeralOwner;
-    l[z + 5] = stat.pzxid;
-    const i = this.#ints;
-    const k = row * 5;
-    i[k] = stat.version;
-    i[k + 1] = stat.cversion;
-    i[k + 2] = stat.aversion;
-    i[k + 3] = stat.dataLength;
-    i[k + 4] = stat.numChildren;
+  /** The row's Stat columns (valid while it holds a node). */
+  get stats(): StatColumns {
+    return this.#stats;
   }
 
   /** The row's data, as a copy of its own (a large one is the kept Buffer itself). */
@@ -200,7 +170,7 @@ export class NodeRows {
       this.#dataOff[row] = data.length === 0 ? 0 : this.#data.append(data);
       this.#dataLen[row] = data.length;
     }
-    this.setStat(row, stat);
+    this.#stats.set(row, stat);
     if (!(flags & PRESENT)) {
       this.#flags[row] = flags | PRESENT;
       this.#present++;
@@ -248,6 +218,12 @@ export class NodeRows {
     this.#large.clear();
     this.#names.compact(() => undefined);
     this.#data.compact(() => undefined);
+  }
+
+  #freeCount(): number {
+    let n = 0;
+    for (let r = this.#free; r !== NONE; r = this.#next[r] as number) n++;
+    return n;
   }
 
   #alloc(parent: number, hash: number, s: number, e: number): number {
@@ -390,8 +366,7 @@ export class NodeRows {
     this.#dataLen = grown(this.#dataLen, capacity);
     this.#hash = grown(this.#hash, capacity);
     this.#flags = grown(this.#flags, capacity);
-    this.#longs = grown(this.#longs, capacity * 6);
-    this.#ints = grown(this.#ints, capacity * 5);
+    this.#stats.resize(capacity);
   }
 
   #compactNames(): void {
@@ -410,15 +385,6 @@ export class NodeRows {
       }
     });
   }
-}
-
-type Column = Int32Array | Uint32Array | Uint8Array | BigInt64Array;
-
-/** A column of `length` entries holding `old`'s first ones (or as many as fit). */
-function grown<A extends Column>(old: A, length: number): A {
-  const next = new (old.constructor as new (n: number) => A)(length);
-  (next as Int32Array).set((length < old.length ? old.subarray(0, length) : old) as Int32Array);
-  return next;
 }
 
 /** FNV-1a of the name's bytes, seeded with the parent row. */

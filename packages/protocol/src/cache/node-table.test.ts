@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Stat } from '../index.js';
+import { prng } from '../testing/random.js';
 import { NodeTable, type NodeChange } from './compact-table.js';
 
 function stat(czxid: number, mzxid = czxid, pzxid = czxid): Stat {
@@ -160,5 +161,29 @@ describe('tree cache table - the compact store', () => {
     for (let d = 0; d < 100; d++) for (let i = 0; i < 199; i++) expect(t.get(name(d, i))?.data.toString()).toBe(`v${d}.${i}`.repeat(1 + (i % 5)));
     expect(t.children('/r/directory-7')).toHaveLength(199);
     expect([...t.nodes()]).toHaveLength(t.size);
+  });
+
+  it('random creates and deletes among 3,000 siblings agree with a Map, through rehashes, slot shifts and compactions', () => {
+    const random = prng(7);
+    const t = new NodeTable('/r');
+    const oracle = new Map<string, string>();
+    t.found('/r', data(''), stat(1));
+    let zxid = 2;
+    for (let step = 0; step < 40_000; step++) {
+      const name = `member-${Math.floor(random() * 3000).toString(36).padStart(40, '.')}`;
+      const path = `/r/${name}`;
+      if (random() < 0.55) {
+        const value = 'v'.repeat(Math.floor(random() * 64)) + step;
+        const known = t.get(path);
+        t.found(path, data(value), known ? stat(Number(known.stat.czxid), zxid++) : stat(zxid++));
+        oracle.set(name, value);
+      } else {
+        expect(t.missing(path)).toHaveLength(oracle.has(name) ? 1 : 0);
+        oracle.delete(name);
+      }
+    }
+    expect(t.size).toBe(oracle.size + 1);
+    expect(t.children('/r')).toEqual([...oracle.keys()].sort());
+    for (const [name, value] of oracle) expect(t.get(`/r/${name}`)?.data.toString()).toBe(value);
   });
 });
