@@ -206,4 +206,22 @@ final class Interop {
       else Thread.yield();
     }
   }
+
+  /**
+   * Halts the JVM with status 3 after `ms`, from a daemon thread (no shutdown hooks, no waiting on
+   * Curator): a participant given a lifetime cannot outlive a test that lost track of it.
+   */
+  static void haltAfter(long ms, String who) {
+    Thread watchdog = new Thread(() -> {
+      try {
+        Thread.sleep(ms);
+      } catch (InterruptedException e) {
+        return;
+      }
+      System.err.println(who + ": lifetime of " + ms + " ms over, halting");
+      Runtime.getRuntime().halt(3);
+    }, "lifetime");
+    watchdog.setDaemon(true);
+    watchdog.start();
+  }
 }
