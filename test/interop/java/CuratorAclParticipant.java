@@ -61,7 +61,7 @@ public final class CuratorAclParticipant {
 
   public static void main(String[] args) throws Exception {
     Interop.expectArgs(args, "CuratorAclParticipant connect lockPath creator|open user:password|- lifetimeMs", 5);
-    halt(Long.parseLong(args[4]));
+    Interop.haltAfter(Long.parseLong(args[4]), "CuratorAclParticipant");
     CuratorFramework client = connect(args[0], args[2].equals("creator") ? CREATOR_ALL : new DefaultACLProvider(), args[3]);
     try {
       Mutex mutex = new Mutex(client, args[1]);
@@ -121,20 +121,5 @@ public final class CuratorAclParticipant {
       throw new IllegalStateException("not connected to " + connect);
     }
     return client;
-  }
-
-  /** Halts the JVM with status 3 after `ms`, from a daemon thread (no shutdown hooks, no waiting on Curator). */
-  private static void halt(long ms) {
-    Thread watchdog = new Thread(() -> {
-      try {
-        Thread.sleep(ms);
-      } catch (InterruptedException e) {
-        return;
-      }
-      System.err.println("CuratorAclParticipant: lifetime of " + ms + " ms over, halting");
-      Runtime.getRuntime().halt(3);
-    }, "lifetime");
-    watchdog.setDaemon(true);
-    watchdog.start();
   }
 }

@@ -79,18 +79,7 @@ public final class CuratorSecureParticipant {
 
   public static void main(String[] args) throws Exception {
     Interop.expectArgs(args, "CuratorSecureParticipant connect lockPath creator|open lifetimeMs", 4);
-    long lifetime = Long.parseLong(args[3]);
-    Thread watchdog = new Thread(() -> {
-      try {
-        Thread.sleep(lifetime);
-      } catch (InterruptedException e) {
-        return;
-      }
-      System.err.println("CuratorSecureParticipant: lifetime over, halting");
-      Runtime.getRuntime().halt(3);
-    }, "lifetime");
-    watchdog.setDaemon(true);
-    watchdog.start();
+    Interop.haltAfter(Long.parseLong(args[3]), "CuratorSecureParticipant");
 
     CuratorFramework client = CuratorFrameworkFactory.builder()
         .connectString(args[0])
