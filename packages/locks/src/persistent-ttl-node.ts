@@ -7,6 +7,9 @@
  * once it stops (closed, crashed) the server deletes the touch node ttl after its last touch, and
  * the now empty container after it, at its container check (`znode.container.checkIntervalMs`,
  * 60 s by default). Needs a 3.5.3+ server started with `zookeeper.extendedTypesEnabled=true`.
+ * The touch node carries no data; Curator's carries its framework's default data (the host's
+ * address, unless `defaultData` was set). Nobody reads it: the two keep each other's touch nodes
+ * alive on a shared path (test/interop/persistent-node.test.ts).
  */
 import { CreateMode, InvalidArgumentError, NodeExistsError, NoNodeError, validatePath, type ACL, type ZooKeeper } from '@zk/protocol';
 import { recipeACL } from './internal/acl.js';
