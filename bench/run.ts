@@ -30,6 +30,7 @@ import { recipeWorkloads } from './workloads/recipes.js';
 import { scaleWorkloads } from './workloads/scale.js';
 import { clientScaleWorkloads } from './workloads/scale-client.js';
 import { semaphoreWorkloads } from './workloads/semaphore.js';
+import { commitOf, machineOf } from './lib/machine.js';
 import { secureOurClient } from './lib/secure.js';
 import { startTelemetry } from './lib/telemetry.js';
 
@@ -159,6 +160,9 @@ const meta: ReportMeta = {
   pinned: pinned ? { servers: serverCpus, clients: clientCpus } : undefined,
   skipped: bench.skipped,
   versions,
+  machine: machineOf(),
+  commit: commitOf(fileURLToPath(new URL('../..', import.meta.url))),
+  command: `node ${process.execArgv.join(' ')} bench/dist/run.js ${process.argv.slice(2).join(' ')}`.replace(/ +/g, ' ').trim(),
 };
 process.stdout.write(renderMarkdown(bench.rows, meta));
 const dir = fileURLToPath(new URL('../results/', import.meta.url));

@@ -3,11 +3,14 @@
  * read-write mix (the waiters curve is in scale.ts); Curator's InterProcessMutex and
  * InterProcessReadWriteLock beside ours where it has the same recipe.
  */
+import { randomUUID } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { hostname } from 'node:os';
 import { ChannelName, CreateMode, ZooKeeper, type EventMessage } from '@zk/protocol';
 import { ExclusiveLock, Mutex, ReadWriteLock, type LockBase } from '@zk/locks';
 import { counting, type Bench, type Repetition } from '../lib/bench.js';
 import { CLIENT, WORKLOAD } from '../lib/names.js';
+import { counted, serversOf } from '../lib/server-counters.js';
 import { median, timed, type Sample } from '../lib/stats.js';
 import type { JavaDriver } from '../peers/java.js';
 
@@ -24,13 +27,14 @@ async function sessions(connect: string, n: number): Promise<ZooKeeper[]> {
 export async function lockWorkloads(bench: Bench, connect: string, zk: ZooKeeper, java: JavaDriver | undefined, base: string): Promise<void> {
   const n = bench.n(1500, 50);
   const seconds = Math.max(1, 5 * bench.scale);
+  const servers = serversOf(connect);
 
   // Uncontended: latency of the acquire alone; requests per acquire counted on the side (a
   // diagnostics subscriber costs CPU, so never during the timed loop).
   for (const kind of ['Mutex', 'ExclusiveLock', 'write lock'] as const) {
     const lock = lockOf(kind, zk, `${base}/uncontended/${kind.replace(' ', '-')}`);
     const ours: Repetition = async (w) => {
-      const sample = await timed(async () => {
+      const sample = await counted(servers, 'Acquisition', () => timed(async () => {
         const count = w ? Math.round(n / 5) : n;
         const latenciesUs: number[] = [];
         for (let i = 0; i < count; i++) {
@@ -40,21 +44,21 @@ export async function lockWorkloads(bench: Bench, connect: string, zk: ZooKeeper
           await lease.release();
         }
         return { ops: count, latenciesUs };
-      });
+      }));
       let requests = 0;
       for (let i = 0; i < 20; i++) {
         const { result: lease, count } = await counting(ChannelName.requestStart, () => lock.acquire());
         requests += count;
         await lease.release();
       }
-      return { ...sample, metrics: { requestsPerAcquire: requests / 20, ...(w ? {} : await baseline(zk, lock, `${base}/baseline`, 300)) } };
+      return { ...sample, metrics: { ...sample.metrics, requestsPerAcquire: requests / 20, ...(w ? {} : await baseline(zk, lock, `${base}/baseline`, 300)) } };
     };
     const curator = java && kind !== 'ExclusiveLock' ? java : undefined;
     const peerPath = `${base}/uncontended-curator/${kind.replace(' ', '-')}`;
     await bench.compare('locks', WORKLOAD.uncontended(kind), 'acquisitions', [
       [CLIENT.ours, ours],
       ...(curator
-        ? [[CLIENT.curator, (w: boolean) => curator.run({ workload: kind === 'Mutex' ? 'mutexUncontended' : 'writeLockUncontended', path: peerPath, count: w ? Math.round(n / 5) : n })] as const]
+        ? [[CLIENT.curator, (w: boolean) => counted(servers, 'Acquisition', () => curator.run({ workload: kind === 'Mutex' ? 'mutexUncontended' : 'writeLockUncontended', path: peerPath, count: w ? Math.round(n / 5) : n }))] as const]
         : []),
     ]);
   }
@@ -68,11 +72,11 @@ export async function lockWorkloads(bench: Bench, connect: string, zk: ZooKeeper
       const clients = await sessions(connect, count);
       const path = `${base}/contended-${count}/${kind}`;
       const locks = clients.map((c) => lockOf(kind, c, path));
-      const ours: Repetition = (w) => contend(locks, w ? 1 : seconds);
+      const ours: Repetition = (w) => counted(servers, 'Handoff', () => contend(locks, w ? 1 : seconds));
       await bench.compare('locks', workload, 'hand-offs', [
         [CLIENT.ours, ours],
         ...(java && kind === 'Mutex'
-          ? [[CLIENT.curator, (w: boolean) => java.run({ workload: 'mutexContended', path: `${path}-curator`, sessions: count, seconds: w ? 1 : seconds })] as const]
+          ? [[CLIENT.curator, (w: boolean) => counted(servers, 'Handoff', () => java.run({ workload: 'mutexContended', path: `${path}-curator`, sessions: count, seconds: w ? 1 : seconds }))] as const]
           : []),
       ]);
       await Promise.all(clients.map((c) => c.close()));
@@ -90,10 +94,10 @@ export async function lockWorkloads(bench: Bench, connect: string, zk: ZooKeeper
   if (bench.wants(rw)) {
     const clients = await sessions(connect, 9);
     const path = `${base}/rw`;
-    const ours: Repetition = (w) => readWrite(clients.slice(0, 8), clients.slice(8), path, w ? 1 : seconds);
+    const ours: Repetition = (w) => counted(servers, 'Acquisition', () => readWrite(clients.slice(0, 8), clients.slice(8), path, w ? 1 : seconds));
     await bench.compare('locks', rw, 'acquisitions', [
       [CLIENT.ours, ours],
-      ...(java ? [[CLIENT.curator, (w: boolean) => java.run({ workload: 'readWrite', path: `${path}-curator`, readers: 8, writers: 1, seconds: w ? 1 : seconds })] as const] : []),
+      ...(java ? [[CLIENT.curator, (w: boolean) => counted(servers, 'Acquisition', () => java.run({ workload: 'readWrite', path: `${path}-curator`, readers: 8, writers: 1, seconds: w ? 1 : seconds }))] as const] : []),
     ]);
     await Promise.all(clients.map((c) => c.close()));
   }
@@ -169,14 +173,23 @@ class Wakes {
 /**
  * The acquire against the round trips it is made of, interleaved op by op so that server state
  * and warm-up weigh on each alike (separate workloads run seconds apart drift): a plain
- * ephemeral create, the ephemeral-sequential create2 a lock node needs, and the acquire. Ratios
- * of p50s; not part of the timed sample.
+ * ephemeral create, the ephemeral-sequential create2 a lock node needs, the same create2 with
+ * the listing sent behind it in the same write (the acquire's one round trip on the raw client,
+ * no lock code: the floor of the acquire), and the acquire. Ratios of p50s; not part of the
+ * timed sample.
  */
+/** The pair's node name and data: a protected lock node's, as a Mutex's (a random id, host and pid JSON of the same length). */
+const PAIR_ID = randomUUID();
+const PAIR_DATA = Buffer.from(JSON.stringify({ host: hostname(), pid: process.pid }));
+
 async function baseline(zk: ZooKeeper, lock: LockBase, path: string, rounds: number): Promise<Record<string, number>> {
   await zk.create(path).catch(() => undefined);
   const create: number[] = [];
   const create2: number[] = [];
+  const pair: number[] = [];
   const acquire: number[] = [];
+  const dir = `${path}/queue`;
+  await zk.create(dir).catch(() => undefined);
   for (let i = 0; i < rounds; i++) {
     let t = performance.now();
     const plain = await zk.create(`${path}/plain`, null, { mode: CreateMode.EPHEMERAL });
@@ -187,11 +200,24 @@ async function baseline(zk: ZooKeeper, lock: LockBase, path: string, rounds: num
     create2.push((performance.now() - t) * 1000);
     await zk.delete(seq.path);
     t = performance.now();
+    const created = zk.createWithStat(`${dir}/_c_${PAIR_ID}-lock-`, PAIR_DATA, { mode: CreateMode.EPHEMERAL_SEQUENTIAL });
+    const listed = zk.getChildren(dir);
+    const node = await created;
+    await listed;
+    pair.push((performance.now() - t) * 1000);
+    await zk.delete(node.path);
+    t = performance.now();
     const lease = await lock.acquire();
     acquire.push((performance.now() - t) * 1000);
     await lease.release();
   }
-  return { acquireOverCreate: median(acquire) / median(create), acquireOverCreate2: median(acquire) / median(create2), createP50Us: median(create) };
+  return {
+    acquireOverCreate: median(acquire) / median(create),
+    acquireOverCreate2: median(acquire) / median(create2),
+    pairOverCreate: median(pair) / median(create),
+    acquireOverPair: median(acquire) / median(pair),
+    createP50Us: median(create),
+  };
 }
 
 /** Sessions contending on one lock for `seconds`. */

@@ -45,7 +45,8 @@ export async function rawWorkloads(bench: Bench, c: RawClients, base: string): P
       (w) => measure(warm(n, w), outstanding, () => nzc!.getData(node)),
       (w) => java!.run({ workload: 'getData', path: node, count: warm(n, w), outstanding }),
     );
-  await bench.compare('raw', WORKLOAD.get1, 'ops', get(1, n1));
+  // The floor at one outstanding: a bare socket writing fixed getData frames (see bareGets).
+  await bench.compare('raw', WORKLOAD.get1, 'ops', [...get(1, n1), [CLIENT.socketFloor, (w) => bareGets(c.connect, node, warm(n1, w))]]);
   await bench.compare('raw', WORKLOAD.get64, 'ops', get(64, n64));
   // With coalesceReads the 64 reads of a tick share one multiRead: ten times the operations, so
   // that a repetition lasts about as long as the others'. Run on its own, after the peers:
@@ -212,6 +213,58 @@ function bareSession(connectString: string): Promise<() => Promise<void>> {
       }),
     );
   });
+}
+
+/**
+ * `count` getData requests of `path`, one at a time, on a bare socket of a new session: each
+ * request a fixed frame (only the xid changes), each reply counted by its length prefix and not
+ * parsed. What the kernel, the loopback and the server cost a round trip, below which no Node
+ * client can go; the handshake and the close are not timed.
+ */
+async function bareGets(connectString: string, path: string, count: number): Promise<Sample> {
+  const [host, port] = connectString.split(',')[0]!.split('/')[0]!.split(':') as [string, string];
+  const socket = netConnect({ host, port: Number(port) });
+  socket.setNoDelay(true);
+  const closed = new Promise<void>((done) => socket.once('close', () => done()));
+  let pending: Buffer = Buffer.alloc(0);
+  let onFrame: (() => void) | undefined;
+  socket.on('data', (chunk: Buffer) => {
+    pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+    while (pending.length >= 4 && pending.length >= 4 + pending.readInt32BE(0)) {
+      pending = pending.subarray(4 + pending.readInt32BE(0));
+      onFrame?.();
+    }
+  });
+  const frame = () => new Promise<void>((resolve) => (onFrame = resolve));
+  await new Promise<void>((resolve, reject) => {
+    socket.once('error', reject);
+    socket.once('connect', () => resolve());
+  });
+  const hello = frame();
+  socket.write(BARE_HELLO);
+  await hello;
+  const name = Buffer.from(path);
+  const request = Buffer.alloc(4 + 4 + 4 + 4 + name.length + 1);
+  request.writeInt32BE(request.length - 4, 0);
+  request.writeInt32BE(4, 8); // getData
+  request.writeInt32BE(name.length, 12);
+  name.copy(request, 16); // then watch: false
+  const sample = await timed(async () => {
+    const latenciesUs: number[] = [];
+    for (let xid = 1; xid <= count; xid++) {
+      request.writeInt32BE(xid, 4);
+      const reply = frame();
+      const t0 = performance.now();
+      socket.write(request);
+      await reply;
+      latenciesUs.push((performance.now() - t0) * 1000);
+    }
+    return { ops: count, latenciesUs };
+  });
+  socket.write(BARE_CLOSE);
+  socket.on('end', () => socket.end());
+  await closed;
+  return sample;
 }
 
 const COLD_CHILD = fileURLToPath(new URL('../../workloads/cold-connect.mjs', import.meta.url));

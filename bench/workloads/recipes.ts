@@ -12,7 +12,8 @@
 import { fileURLToPath } from 'node:url';
 import { ZooKeeper } from '@zk/protocol';
 import { AtomicLong, Queue, ServiceDiscovery, stringSerializer } from '@zk/locks';
-import { compileCurator, compileJava, fourLetter, type CompiledJava } from '@zk/test/harness';
+import { compileCurator, compileJava, type CompiledJava } from '@zk/test/harness';
+import { counted, serversOf } from '../lib/server-counters.js';
 import { JVM_METER } from '../peers/java.js';
 import type { Bench, Repetition } from '../lib/bench.js';
 import { LineChild } from '../lib/child.js';
@@ -37,7 +38,7 @@ export async function recipeWorkloads(bench: Bench, connect: string, curator: bo
   const increment = WORKLOAD.atomicIncrement(COUNTER_SESSIONS);
   const query = WORKLOAD.discoveryQuery(INSTANCES);
   if (![put, increment, query, ...takes.map(([, t]) => t)].some((w) => bench.wants(w))) return;
-  const server = firstServer(connect);
+  const server = serversOf(connect);
   const zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
   let compiled: CompiledJava[] = [];
   let driver: LineChild | undefined;
@@ -53,8 +54,8 @@ export async function recipeWorkloads(bench: Bench, connect: string, curator: bo
 
     const items = bench.n(2000, 50);
     await bench.compare('locks', put, 'items', [
-      [CLIENT.ours, (w) => counted(server, 'serverRequestsPerItem', () => oursPut(zk, fresh('put'), w ? 100 : items))],
-      ...(driver ? [[CLIENT.curator, (w: boolean) => counted(server, 'serverRequestsPerItem', () => java(`put ${fresh('put')} ${w ? 100 : items}`))] as const] : []),
+      [CLIENT.ours, (w) => counted(server, 'Item', () => oursPut(zk, fresh('put'), w ? 100 : items))],
+      ...(driver ? [[CLIENT.curator, (w: boolean) => counted(server, 'Item', () => java(`put ${fresh('put')} ${w ? 100 : items}`))] as const] : []),
     ] as ReadonlyArray<readonly [string, Repetition]>);
 
     for (const [safe, workload] of takes) {
@@ -69,7 +70,7 @@ export async function recipeWorkloads(bench: Bench, connect: string, curator: bo
           CLIENT.ours,
           async (w) => {
             const path = await filled(w ? 100 : items);
-            return counted(server, 'serverRequestsPerItem', () => oursTake(zk, path, lockFor(path), w ? 100 : items));
+            return counted(server, 'Item', () => oursTake(zk, path, lockFor(path), w ? 100 : items));
           },
         ],
         ...(driver
@@ -78,7 +79,7 @@ export async function recipeWorkloads(bench: Bench, connect: string, curator: bo
                 CLIENT.curator,
                 async (w: boolean) => {
                   const path = await filled(w ? 100 : items);
-                  return counted(server, 'serverRequestsPerItem', () => java(`take ${path} ${lockFor(path) ?? '-'} ${w ? 100 : items}`));
+                  return counted(server, 'Item', () => java(`take ${path} ${lockFor(path) ?? '-'} ${w ? 100 : items}`));
                 },
               ] as const,
             ]
@@ -93,8 +94,8 @@ export async function recipeWorkloads(bench: Bench, connect: string, curator: bo
         const path = `${root}/counter`;
         const counters = clients.map((c) => new AtomicLong(c, path, { retry: COUNTER_RETRY, promotedToLock: { lockPath: `${path}-lock`, timeout: 30_000 } }));
         await bench.compare('locks', increment, 'increments', [
-          [CLIENT.ours, (w) => counted(server, 'serverRequestsPerIncrement', () => oursIncrement(counters, w ? 1 : seconds))],
-          ...(driver ? [[CLIENT.curator, (w: boolean) => counted(server, 'serverRequestsPerIncrement', () => java(`increment ${path}-curator ${path}-curator-lock ${COUNTER_SESSIONS} ${w ? 1 : seconds}`))] as const] : []),
+          [CLIENT.ours, (w) => counted(server, 'Increment', () => oursIncrement(counters, w ? 1 : seconds))],
+          ...(driver ? [[CLIENT.curator, (w: boolean) => counted(server, 'Increment', () => java(`increment ${path}-curator ${path}-curator-lock ${COUNTER_SESSIONS} ${w ? 1 : seconds}`))] as const] : []),
         ] as ReadonlyArray<readonly [string, Repetition]>);
       } finally {
         await Promise.all(clients.map((c) => c.close()));
@@ -110,8 +111,8 @@ export async function recipeWorkloads(bench: Bench, connect: string, curator: bo
         const ours = await ServiceDiscovery.open(zk, { basePath });
         const queries = bench.n(1000, 50);
         await bench.compare('locks', query, 'queries', [
-          [CLIENT.ours, (w) => counted(server, 'serverRequestsPerQuery', () => oursQuery(ours, w ? 50 : queries))],
-          ...(driver && discovery ? [[CLIENT.curator, (w: boolean) => counted(server, 'serverRequestsPerQuery', () => java(`query ${basePath} bench ${w ? 50 : queries} ${INSTANCES}`))] as const] : []),
+          [CLIENT.ours, (w) => counted(server, 'Query', () => oursQuery(ours, w ? 50 : queries))],
+          ...(driver && discovery ? [[CLIENT.curator, (w: boolean) => counted(server, 'Query', () => java(`query ${basePath} bench ${w ? 50 : queries} ${INSTANCES}`))] as const] : []),
         ] as ReadonlyArray<readonly [string, Repetition]>);
         await ours.close();
         await registered.close();
@@ -149,28 +150,6 @@ async function curatorRun(driver: LineChild, command: string): Promise<Sample> {
   const r = JSON.parse(reply) as { ops: number; seconds: number; cpuUs: number; latenciesUs: number[]; metrics: Record<string, number> };
   if (r.metrics.lost) throw new Error(`Curator recipe driver, ${command}: ${r.metrics.lost} increments lost`);
   return { ops: r.ops, seconds: r.seconds, cpuUs: r.cpuUs, latenciesUs: r.latenciesUs, metrics: r.metrics };
-}
-
-/** The first server of a connect string (the bench's local standalone one). */
-function firstServer(connect: string): { host: string; port: number } {
-  const first = connect.split(',')[0]!.replace(/\/.*$/, '');
-  const colon = first.lastIndexOf(':');
-  return { host: first.slice(0, colon), port: Number(first.slice(colon + 1)) };
-}
-
-/** The server's packets_received (`mntr`), or undefined when it does not answer with it. */
-async function packetsReceived(server: { host: string; port: number }): Promise<number | undefined> {
-  const m = /^zk_packets_received\s+(\d+)/m.exec(await fourLetter(server.host, server.port, 'mntr').catch(() => ''));
-  return m ? Number(m[1]) : undefined;
-}
-
-/** `run`'s sample with metric `name`: what the server received while it ran, per op. */
-async function counted(server: { host: string; port: number }, name: string, run: () => Promise<Sample>): Promise<Sample> {
-  const before = await packetsReceived(server);
-  const sample = await run();
-  const after = await packetsReceived(server);
-  if (before === undefined || after === undefined) return sample;
-  return { ...sample, metrics: { ...sample.metrics, [name]: (after - before) / sample.ops } };
 }
 
 /** `count` puts of `item-<i>` into a fresh queue, one after another. */
