@@ -113,6 +113,7 @@ export class Connection {
   #lastZxid: bigint;
   /** Send time (performance.now()) of the newest request or ping answered on this connection. */
   #lastHeard = -Infinity;
+  #lastHeardAt = -Infinity;
   #closed = false;
   #closing: Promise<void> | undefined;
   /** Chunks held back until open() has returned (see the constructor). */
@@ -242,6 +243,10 @@ export class Connection {
    */
   get lastHeard(): number {
     return this.#lastHeard;
+  }
+  /** When the reply that set {@link lastHeard} arrived (performance.now()); -Infinity before the first. */
+  get lastHeardAt(): number {
+    return this.#lastHeardAt;
   }
   /** Requests waiting for their reply (pings included). */
   get pendingCount(): number {
@@ -479,7 +484,10 @@ export class Connection {
 
   // A reply to a request written at `sentAt`: the server heard us no earlier than that.
   #heard(sentAt: number): void {
-    if (sentAt > this.#lastHeard) this.#lastHeard = sentAt;
+    if (sentAt > this.#lastHeard) {
+      this.#lastHeard = sentAt;
+      this.#lastHeardAt = performance.now();
+    }
     this.#liveness.received();
   }
 

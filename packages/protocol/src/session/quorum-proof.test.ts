@@ -5,7 +5,7 @@ import { proofTiming, QuorumProof, type QuorumProofHost } from './quorum-proof.j
 class Host implements QuorumProofHost {
   t = 2000;
   up = true;
-  heard = 0;
+  #heard: { sentAt: number; at: number } | undefined = { sentAt: 0, at: 0 };
   readonly sent: Array<{ at: number; resolve: (at: number) => void; reject: (e: Error) => void }> = [];
   timeout(): number {
     return this.t;
@@ -13,8 +13,12 @@ class Host implements QuorumProofHost {
   connected(): boolean {
     return this.up;
   }
-  lastHeard(): number {
-    return this.heard;
+  heard(): { sentAt: number; at: number } | undefined {
+    return this.#heard;
+  }
+  /** The reply to a request sent at `sentAt` arrives now. */
+  hear(sentAt: number): void {
+    if (this.#heard === undefined || sentAt > this.#heard.sentAt) this.#heard = { sentAt, at: performance.now() };
   }
   write(): Promise<number> {
     const at = performance.now();
@@ -24,7 +28,7 @@ class Host implements QuorumProofHost {
   async answer(): Promise<number> {
     const w = this.sent.shift();
     if (!w) throw new Error('no write outstanding');
-    this.heard = Math.max(this.heard, w.at);
+    this.hear(w.at);
     w.resolve(w.at);
     await Promise.resolve();
     await Promise.resolve();
@@ -54,27 +58,27 @@ describe('quorum proof - confirmation', () => {
     const p = new QuorumProof(h);
     const start = performance.now();
     p.noteHandshake(start);
-    h.heard = start;
+    h.hear(start);
     p.hold();
     // T = 2000: confirmAfter 600, a write every 334 ms from 0; samples at 0 and on the grid
-    // 334 - (600 mod 334) = 68, 402, 736, ... so the write at 668 confirms the sample at 68.
+    // 334 - (600 mod 334) = 68, 402, 736, ... A sample is dated by when its answer came.
     vi.advanceTimersByTime(0);
     expect(h.sent.map((w) => w.at - start)).toEqual([0]);
     vi.advanceTimersByTime(10);
-    await h.answer(); // heard = 0: nothing is confirmed (no sample is 600 ms older than 0)
+    await h.answer(); // nothing is confirmed (no sample is 600 ms older than 0)
     expect(p.proven).toBe(start);
-    vi.advanceTimersByTime(60); // t = 70: the sample at 68 saw heard = 0
-    h.heard = start + 69; // something sent at 69 is answered now: too late for that sample
+    vi.advanceTimersByTime(60); // t = 70: the sample at 68 saw the answer of 0 again (kept once)
+    h.hear(start + 69); // something sent at 69 is answered now, at 70: too late for that sample
     vi.advanceTimersByTime(264); // t = 334: second write
     vi.advanceTimersByTime(334); // t = 668: third write
     expect(h.sent.map((w) => w.at - start)).toEqual([334, 668]);
     await h.answer(); // the 334 write: confirms samples taken by -266: none
     expect(p.proven).toBe(start);
-    await h.answer(); // the 668 write: confirms the samples at 0 and 68 (both heard = 0)
+    await h.answer(); // the 668 write: confirms the sample of the answer at 0
     expect(p.proven).toBe(start);
-    vi.advanceTimersByTime(334); // t = 1002: the sample at 402 saw heard = 69 (the 334 write was answered only at 668)
+    vi.advanceTimersByTime(334); // t = 1002: the sample at 402 saw the answer of 69, come at 70 (the 334 write was answered only at 668)
     vi.advanceTimersByTime(334); // t = 1336
-    while (h.sent.length > 1) await h.answer(); // the 1002 write confirms the sample at 402
+    while (h.sent.length > 1) await h.answer(); // the 1002 write confirms that answer (come at 70 <= 1002 - 600)
     expect(p.proven - start).toBe(69);
     p.stop();
   });
@@ -99,7 +103,7 @@ describe('quorum proof - confirmation', () => {
     p.hold();
     for (let i = 0; i < 30; i++) {
       vi.advanceTimersByTime(100);
-      h.heard = performance.now(); // the follower answers pings...
+      h.hear(performance.now()); // the follower answers pings...
     }
     expect(p.proven).toBe(start); // ...but no write commits
     p.stop();
@@ -130,6 +134,31 @@ describe('quorum proof - confirmation', () => {
     vi.advanceTimersByTime(5000);
     expect(h.sent).toHaveLength(0);
     p.stop();
+  });
+
+  it('answers are noted while connected without writing, so the first write of a hold proves at once; just after a reconnect, that write proves nothing', async () => {
+    for (const reconnected of [false, true]) {
+      const h = new Host();
+      const p = new QuorumProof(h);
+      const start = performance.now();
+      p.noteHandshake(start);
+      p.onConnectionChange();
+      // 3 s of an idle session with a ping answered every 600 ms (sent 1 ms before its answer).
+      for (let t = 100; t <= 3000; t += 100) {
+        vi.advanceTimersByTime(100);
+        if (t % 600 === 0) h.hear(performance.now() - 1);
+      }
+      expect(h.sent).toHaveLength(0); // nothing is written while nobody holds it
+      if (reconnected) p.onConnectionChange(); // what was noted on the old connection is dropped
+      p.hold();
+      vi.advanceTimersByTime(0);
+      expect(h.sent).toHaveLength(1);
+      await h.answer();
+      // The write at 3000 confirms the newest answer noted by 2400: the ping sent at 2399.
+      if (!reconnected) expect(p.proven - start).toBe(2399);
+      else expect(p.proven).toBe(start); // only the answer noted now, too young to confirm
+      p.stop();
+    }
   });
 
   it('waitProven resolves once a write confirms something newer, and rejects when the session ends', async () => {

@@ -57,8 +57,12 @@ export interface QuorumProofHost {
   timeout(): number;
   /** Whether a read-write server is serving the session now. */
   connected(): boolean;
-  /** The send time of the newest request a server answered (Session.lastHeard). */
-  lastHeard(): number;
+  /**
+   * On the current connection: the send time of the newest request its server answered, and when
+   * that reply arrived; undefined before its first reply. Only the current connection's: a write
+   * on it confirms what its own server forwarded to the leader, not what an earlier one did.
+   */
+  heard(): { readonly sentAt: number; readonly at: number } | undefined;
   /**
    * Sends the proof write; resolves with its send time once it committed (any reply whose header
    * error is 0), rejects when it did not (connection loss, session gone).
@@ -66,7 +70,11 @@ export interface QuorumProofHost {
   write(): Promise<number>;
 }
 
-/** A sample of {@link QuorumProofHost.lastHeard}, waiting for a write that confirms it. */
+/**
+ * A sample of {@link QuorumProofHost.heard}, waiting for a write that confirms it: `value` the
+ * answered request's send time, `at` when its answer came (the server touched the session before
+ * answering, so its ping reply to the leader carrying the touch is due confirmAfter after `at`).
+ */
 interface Sample {
   readonly at: number;
   readonly value: number;
@@ -78,9 +86,11 @@ const MAX_IN_FLIGHT = 4;
 /**
  * One session's quorum proof: {@link proven} and the write loop that advances it while held
  * ({@link hold}). Writes go every `every` ms without waiting for each other (a slow round trip
- * must not stretch the cadence), and `lastHeard` is sampled on the same grid, `confirmAfter`
- * ahead of each write, so each write confirms the freshest sample it can. Nothing runs while
- * nobody holds it (after a linger).
+ * must not stretch the cadence), and the newest answer (its request's send time, and when it
+ * came) is sampled on the same grid, `confirmAfter` ahead of each write, so each write confirms
+ * the freshest sample it can. No write goes while nobody holds it (after a linger); the sampling
+ * goes on whenever connected (a timer, no request), so that a hold's first write confirms an
+ * answer from before the hold began.
  *
  * A server that cannot commit the write stops answering this session altogether: it holds every
  * later request of the session, pings included, behind the pending write (`CommitProcessor`), so
@@ -189,26 +199,32 @@ export class QuorumProof {
     this.#writeTimer = this.#sampleTimer = undefined;
   }
 
-  #running(): boolean {
-    if (this.active && this.#host.connected()) return true;
-    this.#clear();
-    return false;
-  }
-
   /** Starts both grids if they are not running: the first write now, samples confirmAfter ahead of each write. */
   #start(): void {
-    if (this.#writeTimer !== undefined || !this.#running()) return;
-    const { every, confirmAfter } = this.timing;
-    this.#sample();
+    this.#startSampling();
+    if (this.#writeTimer !== undefined || !this.active || !this.#host.connected()) return;
     this.#writeTimer = setTimeout(() => this.#write(), 0);
     this.#writeTimer.unref();
+  }
+
+  /**
+   * Starts the sample grid if it is not running: whenever connected, held or not (a timer and no
+   * request), so that the first write of a hold confirms an answer from before it, one round trip
+   * after it starts, instead of waiting confirmAfter for an answer to age.
+   */
+  #startSampling(): void {
+    if (this.#sampleTimer !== undefined || !this.#host.connected()) return;
+    const { every, confirmAfter } = this.timing;
+    this.#sample();
     const phase = (every - (confirmAfter % every)) % every;
     this.#sampleTimer = setTimeout(() => this.#sampleTick(), phase);
     this.#sampleTimer.unref();
   }
 
   #sample(): void {
-    this.#samples.push({ at: performance.now(), value: this.#host.lastHeard() });
+    const heard = this.#host.heard();
+    const newest = this.#samples[this.#samples.length - 1];
+    if (heard !== undefined && (newest === undefined || heard.sentAt > newest.value)) this.#samples.push({ at: heard.at, value: heard.sentAt });
     // A sample can only be confirmed while younger than the timeout; older ones are useless.
     const horizon = performance.now() - this.#host.timeout();
     while (this.#samples.length > 0 && this.#samples[0]!.at < horizon) this.#samples.shift();
@@ -216,7 +232,7 @@ export class QuorumProof {
 
   #sampleTick(): void {
     this.#sampleTimer = undefined;
-    if (!this.#running()) return;
+    if (!this.#host.connected()) return;
     this.#sample();
     this.#sampleTimer = setTimeout(() => this.#sampleTick(), this.timing.every);
     this.#sampleTimer.unref();
@@ -224,7 +240,7 @@ export class QuorumProof {
 
   #write(): void {
     this.#writeTimer = undefined;
-    if (!this.#running()) return;
+    if (!this.active || !this.#host.connected()) return;
     this.#writeTimer = setTimeout(() => this.#write(), this.timing.every);
     this.#writeTimer.unref();
     if (this.#inFlight >= MAX_IN_FLIGHT) return;

@@ -112,7 +112,10 @@ export class Session {
       {
         timeout: () => this.#negotiatedTimeout || this.#options.sessionTimeout,
         connected: () => this.#state === 'connected',
-        lastHeard: () => this.lastHeard,
+        heard: () => {
+          const conn = this.#connection;
+          return conn === undefined || conn.lastHeard === -Infinity ? undefined : { sentAt: conn.lastHeard, at: conn.lastHeardAt };
+        },
         write: () => this.#proofWrite(),
       },
       options.serverTickTime,
