@@ -28,7 +28,7 @@ const PRESENT = 2;
 /** `dataLen` of a row whose data is in {@link NodeRows.large}. */
 const IN_LARGE = -1;
 const EMPTY = Buffer.alloc(0);
-/** Columns grow by a quarter (at least this many rows), so that the slack stays small. */
+/** Columns grow by half up to 65,536 rows, then by a quarter (so that the slack stays small), from this many. */
 const MIN_ROWS = 1024;
 
 export class NodeRows {
@@ -230,7 +230,7 @@ export class NodeRows {
     let row = this.#free;
     if (row !== NONE) this.#free = this.#next[row] as number;
     else {
-      if (this.#allocated === this.#capacity) this.#resize(Math.max(MIN_ROWS, this.#capacity + (this.#capacity >>> 2)));
+      if (this.#allocated === this.#capacity) this.#resize(Math.max(MIN_ROWS, this.#capacity + (this.#capacity >>> (this.#capacity < 1 << 16 ? 1 : 2))));
       row = this.#allocated++;
     }
     this.#parent[row] = parent;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Stat } from '../index.js';
 import { MapNodeTable } from '../testing/node-table-model.js';
 import { prng } from '../testing/random.js';
-import { NodeTable, type CachedNode, type NodeChange } from './compact-table.js';
+import { NodeTable, type CachedNode, type NodeChange } from './node-table.js';
 
 const ROOT = '/r';
 const NAMES = ['a', 'b', 'ç', 'a-much-longer-name-of-a-node'];

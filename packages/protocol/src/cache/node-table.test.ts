@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Stat } from '../index.js';
 import { prng } from '../testing/random.js';
-import { NodeTable, type NodeChange } from './compact-table.js';
+import { NodeTable, type NodeChange } from './node-table.js';
 
 function stat(czxid: number, mzxid = czxid, pzxid = czxid): Stat {
   return {

@@ -7,8 +7,13 @@
  * order they were sent, and a session's reads see the tree move only forward). A node is known by
  * its czxid: a read that shows another czxid at a cached path means the node was deleted and
  * created again. Its mzxid orders its data: a read with an older mzxid changes nothing.
+ *
+ * The nodes are rows of a compact store (node-rows.ts): no object per node is kept. A
+ * {@link CachedNode} is made when asked for ({@link NodeTable.get}, {@link NodeTable.nodes}, the
+ * changes returned), with a copy of the data of its own: it stays as it was when made.
  */
 import type { Stat } from '../index.js';
+import { NodeRows, NONE } from './node-rows.js';
 
 /** One cached node: its data and Stat as last read. */
 export interface CachedNode {
@@ -34,45 +39,65 @@ export type NodeChange =
 /** The cached nodes of the subtree below (and including) one root. */
 export class NodeTable {
   readonly root: string;
-  readonly #nodes = new Map<string, CachedNode>();
-  /** Parent path -> names of its cached children. Kept for every cached node, whether its parent is cached or not. */
-  readonly #children = new Map<string, Set<string>>();
+  /** What every path below the root starts with: the root and a '/' ('/' for the root '/'). */
+  readonly #prefix: string;
+  readonly #rows = new NodeRows();
+  /**
+   * The last path found() or listed() looked up and its row: the cache lists a node's children
+   * right after reading it, so the second lookup is this one. Forgotten whenever a row may be freed.
+   */
+  #lastPath: string | undefined;
+  #lastRow = NONE;
 
   constructor(root: string) {
     this.root = root;
+    this.#prefix = root === '/' ? '/' : `${root}/`;
   }
 
   /** The number of cached nodes. */
   get size(): number {
-    return this.#nodes.size;
+    return this.#rows.size;
   }
 
-  /** The node at `path`, if cached. */
+  /** The node at `path`, if cached (a new object, its data a copy). */
   get(path: string): CachedNode | undefined {
-    return this.#nodes.get(path);
+    const row = this.#find(path);
+    return row !== NONE && this.#rows.present(row) ? this.#node(row, path) : undefined;
+  }
+
+  /** True when `path` is cached. */
+  has(path: string): boolean {
+    const row = this.#find(path);
+    return row !== NONE && this.#rows.present(row);
   }
 
   /** The names of the cached children of `path`, sorted; `undefined` when `path` is not cached. */
   children(path: string): string[] | undefined {
-    if (!this.#nodes.has(path)) return undefined;
-    return [...(this.#children.get(path) ?? [])].sort();
+    const row = this.#find(path);
+    if (row === NONE || !this.#rows.present(row)) return undefined;
+    const names: string[] = [];
+    for (let c = this.#rows.first(row); c !== NONE; c = this.#rows.next(c)) if (this.#rows.present(c)) names.push(this.#rows.name(c));
+    return names.sort();
   }
 
   /** True when `path` is the root or below it. */
   covers(path: string): boolean {
-    return path === this.root || path.startsWith(this.root === '/' ? '/' : `${this.root}/`);
+    return path === this.root || path.startsWith(this.#prefix);
   }
 
   /** Every cached node, parents before their children (breadth first from the root). */
   *nodes(): IterableIterator<CachedNode> {
-    const root = this.#nodes.get(this.root);
-    if (!root) return;
+    const rows = this.#rows;
+    if (rows.root === NONE || !rows.present(rows.root)) return;
+    // By path, not by row: the table may change between two steps, and a freed row be reused.
     const queue: string[] = [this.root];
     for (let i = 0; i < queue.length; i++) {
       const path = queue[i] as string;
-      const node = this.#nodes.get(path);
-      if (node) yield node;
-      for (const name of this.#children.get(path) ?? []) queue.push(childPath(path, name));
+      const row = this.#find(path);
+      if (row === NONE || !rows.present(row)) continue;
+      const node = this.#node(row, path);
+      for (let c = rows.first(row); c !== NONE; c = rows.next(c)) if (rows.present(c)) queue.push(childPath(path, rows.name(c)));
+      yield node;
     }
   }
 
@@ -83,30 +108,41 @@ export class NodeTable {
    * silently: its child fields are fresher).
    */
   found(path: string, data: Buffer, stat: Stat): NodeChange[] {
-    const previous = this.#nodes.get(path);
-    if (previous && (stat.czxid === previous.stat.czxid ? stat.mzxid < previous.stat.mzxid : stat.czxid < previous.stat.czxid)) return [];
-    if (previous && stat.czxid === previous.stat.czxid && stat.mzxid === previous.stat.mzxid) {
-      if (stat.pzxid > previous.stat.pzxid) this.#nodes.set(path, { path, data: previous.data, stat: compact(stat) });
-      return [];
+    if (!this.covers(path)) return [];
+    const rows = this.#rows;
+    // One lookup: a row not there yet is made (a placeholder until setNode below).
+    const row = path === this.#lastPath ? this.#lastRow : rows.find(this.#relative(path), true);
+    this.#lastPath = path;
+    this.#lastRow = row;
+    if (rows.present(row)) {
+      const czxid = rows.stats.czxid(row);
+      const mzxid = rows.stats.mzxid(row);
+      if (stat.czxid === czxid ? stat.mzxid < mzxid : stat.czxid < czxid) return [];
+      if (stat.czxid === czxid && stat.mzxid === mzxid) {
+        if (stat.pzxid > rows.stats.pzxid(row)) rows.stats.set(row, stat);
+        return [];
+      }
+      const previous = this.#node(row, path);
+      const node: CachedNode = { path, data: Buffer.from(data), stat: { ...stat } };
+      if (stat.czxid !== czxid) {
+        // Replaced: the old node and its subtree went first. Descendants created with or after the
+        // new node (the same czxid: one multi; or a larger one) are its own, already read: they stay.
+        const out: NodeChange[] = [];
+        this.#removeBelow(row, path, out, stat.czxid);
+        rows.clearNode(row);
+        out.push({ type: 'deleted', path, previous });
+        rows.moveToEnd(row);
+        rows.setNode(row, data, stat);
+        out.push({ type: 'created', path, node });
+        return out;
+      }
+      rows.setNode(row, data, stat);
+      return [{ type: 'changed', path, node, previous }];
     }
-    const node: CachedNode = { path, data: own(data), stat: compact(stat) };
-    if (!previous) {
-      this.#insert(node);
-      return [{ type: 'created', path, node }];
-    }
-    if (node.stat.czxid !== previous.stat.czxid) {
-      // Replaced: the old node and its subtree went first. Descendants created with or after the
-      // new node (the same czxid: one multi; or a larger one) are its own, already read: they stay.
-      const out: NodeChange[] = [];
-      this.#removeBelow(path, out, node.stat.czxid);
-      this.#remove(path);
-      out.push({ type: 'deleted', path, previous });
-      this.#insert(node);
-      out.push({ type: 'created', path, node });
-      return out;
-    }
-    this.#nodes.set(path, node);
-    return [{ type: 'changed', path, node, previous }];
+    // A new node (its row may have been there: a placeholder above cached children).
+    rows.moveToEnd(row);
+    rows.setNode(row, data, stat);
+    return [{ type: 'created', path, node: { path, data: Buffer.from(data), stat: { ...stat } } }];
   }
 
   /**
@@ -114,102 +150,86 @@ export class NodeTable {
    * (the order in which the server must have deleted them).
    */
   missing(path: string): NodeChange[] {
+    this.#lastPath = undefined;
+    const row = this.#find(path);
+    if (row === NONE) return [];
     const out: NodeChange[] = [];
-    this.#removeBelow(path, out);
-    const previous = this.#nodes.get(path);
-    if (previous) {
-      this.#remove(path);
-      out.push({ type: 'deleted', path, previous });
+    this.#removeBelow(row, path, out);
+    if (this.#rows.present(row)) {
+      out.push({ type: 'deleted', path, previous: this.#node(row, path) });
+      this.#rows.clearNode(row);
     }
+    this.#rows.release(row, true);
     return out;
   }
 
   /** A read listed `names` as the children of `path`: cached children not listed are deleted (with their subtrees). */
   listed(path: string, names: readonly string[]): NodeChange[] {
-    const cached = this.#children.get(path);
-    if (!cached) return [];
+    const rows = this.#rows;
+    const row = path === this.#lastPath ? this.#lastRow : this.#find(path);
+    if (row === NONE || rows.first(row) === NONE) return [];
     const keep = new Set(names);
+    const gone: string[] = [];
+    for (let c = rows.first(row); c !== NONE; c = rows.next(c)) {
+      if (!rows.present(c)) continue;
+      const name = rows.name(c);
+      if (!keep.has(name)) gone.push(name);
+    }
     const out: NodeChange[] = [];
-    for (const name of [...cached]) if (!keep.has(name)) out.push(...this.missing(childPath(path, name)));
+    for (const name of gone) out.push(...this.missing(childPath(path, name)));
     return out;
+  }
+
+  /** Where the table's bytes go (see NodeRows.footprint): for the bench's accounting. */
+  footprint(): ReturnType<NodeRows['footprint']> {
+    return this.#rows.footprint();
   }
 
   /** Forgets every node (no changes reported). */
   clear(): void {
-    this.#nodes.clear();
-    this.#children.clear();
+    this.#lastPath = undefined;
+    this.#rows.clear();
   }
 
-  #insert(node: CachedNode): void {
-    this.#nodes.set(node.path, node);
-    if (node.path === this.root) return;
-    const parent = parentOf(node.path);
-    let set = this.#children.get(parent);
-    if (!set) this.#children.set(parent, (set = new Set()));
-    set.add(node.path.slice(parent === '/' ? 1 : parent.length + 1));
+  /** The row at `path`, or NONE (also for a path outside the root). */
+  #find(path: string): number {
+    return this.covers(path) ? this.#rows.find(this.#relative(path), false) : NONE;
   }
 
-  #remove(path: string): void {
-    this.#nodes.delete(path);
-    if (path === this.root) return;
-    const parent = parentOf(path);
-    const set = this.#children.get(parent);
-    if (!set) return;
-    set.delete(path.slice(parent === '/' ? 1 : parent.length + 1));
-    if (set.size === 0) this.#children.delete(parent);
+  /** `path` below the root, without a leading '/' ('' for the root). */
+  #relative(path: string): string {
+    return path === this.root ? '' : path.slice(this.#prefix.length);
   }
 
-  /** Removes the cached subtrees below `path` (only those whose czxid is below `olderThan`, when given). */
-  #removeBelow(path: string, out: NodeChange[], olderThan?: bigint): void {
-    const names = this.#children.get(path);
-    if (!names) return;
-    for (const name of [...names]) {
-      const child = childPath(path, name);
-      const previous = this.#nodes.get(child);
-      if (olderThan !== undefined && previous && previous.stat.czxid >= olderThan) continue;
-      this.#removeBelow(child, out, olderThan);
-      if (previous) {
-        this.#remove(child);
-        out.push({ type: 'deleted', path: child, previous });
+  #node(row: number, path: string): CachedNode {
+    return { path, data: this.#rows.data(row), stat: this.#rows.stats.get(row) };
+  }
+
+  /**
+   * Removes what is cached below `row` (at `path`), deepest first; with `olderThan`, only the
+   * nodes created before that zxid (and what is below them).
+   */
+  #removeBelow(row: number, path: string, out: NodeChange[], olderThan?: bigint): void {
+    const rows = this.#rows;
+    this.#lastPath = undefined;
+    for (let c = rows.first(row); c !== NONE; ) {
+      const next = rows.next(c);
+      const present = rows.present(c);
+      if (!(olderThan !== undefined && present && rows.stats.czxid(c) >= olderThan)) {
+        const child = childPath(path, rows.name(c));
+        this.#removeBelow(c, child, out, olderThan);
+        if (present) {
+          out.push({ type: 'deleted', path: child, previous: this.#node(c, child) });
+          rows.clearNode(c);
+        }
+        rows.release(c, false);
       }
+      c = next;
     }
-    if (names.size === 0) this.#children.delete(path);
   }
-}
-
-const EMPTY = Buffer.alloc(0);
-const ZERO = 0n;
-
-/**
- * A copy of `data` of its own: a read's data is a view of the whole reply frame (a multiRead
- * batch), which a long-lived view would keep alive. Small copies share Node's buffer pool.
- */
-function own(data: Buffer): Buffer {
-  return data.length === 0 ? EMPTY : Buffer.from(data);
-}
-
-/**
- * The Stat with equal 64-bit fields sharing one bigint (each bigint is a heap object of its own):
- * a node never modified has mzxid = czxid and mtime = ctime, one without child changes pzxid =
- * czxid, and a persistent node's ephemeralOwner is 0. About 100 bytes less per cached node.
- */
-function compact(stat: Stat): Stat {
-  const mzxid = stat.mzxid === stat.czxid ? stat.czxid : stat.mzxid;
-  return {
-    ...stat,
-    mzxid,
-    pzxid: stat.pzxid === stat.czxid ? stat.czxid : stat.pzxid === mzxid ? mzxid : stat.pzxid,
-    mtime: stat.mtime === stat.ctime ? stat.ctime : stat.mtime,
-    ephemeralOwner: stat.ephemeralOwner === ZERO ? ZERO : stat.ephemeralOwner,
-  };
 }
 
 /** `parent` + `/` + `name`, for the root too. */
 export function childPath(parent: string, name: string): string {
   return parent === '/' ? `/${name}` : `${parent}/${name}`;
-}
-
-function parentOf(path: string): string {
-  const i = path.lastIndexOf('/');
-  return i <= 0 ? '/' : path.slice(0, i);
 }
