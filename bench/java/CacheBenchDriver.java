@@ -1,7 +1,7 @@
 // The Curator side of the tree-cache workloads (issue 14), driven by bench/workloads/cache.ts;
 // the Node side is TreeCache, measured in the bench process itself.
 //
-//   java -cp <curator jars>:<classes> CacheBenchDriver <connect>
+//   java -cp <curator jars>:<classes> CacheBenchDriver <connect> [<session timeout ms>]
 //
 // Opens two Curator clients (two sessions: the cache's and a writer's), prints "READY" once both
 // are connected, then runs one command per stdin line and answers each with one line:
@@ -14,6 +14,18 @@
 //                            one after another: the writer's setData of <path> with a new value,
 //                            timed from the call until the cache's change listener sees that
 //                            value; prints LATENCY {"latenciesUs":[..],"seconds":..,"cpuUs":..}.
+//   hold <path> <seconds> <nodes>  like load, but the cache stays open for heldlatency (a big
+//                            tree is loaded once for both); waits up to <seconds> for the
+//                            initialized callback and then for the cache to hold <nodes> nodes
+//                            (the callback may come early: a request that failed, e.g. on a
+//                            connection loss, counts as done). Prints HELD {"loadUs":..,"initUs":..,
+//                            "cpuUs":..,"size":..,"heapBytes":..,"initialized":..,"complete":..,
+//                            "suspended":..,"lost":..}: loadUs until complete (or the bound),
+//                            initUs until the callback, size what it holds then, and the
+//                            connection states the cache's client went through meanwhile. A
+//                            cache not complete is closed.
+//   heldlatency <node> <count>  as latency, on the held cache, writing <node> (a node of its tree).
+//   release                  closes the held cache; prints RELEASED.
 // A failed command prints ERROR <message>. When stdin ends both clients are closed.
 //
 // Only the protocol lines go to stdout; Curator logs nowhere (slf4j-nop on the classpath).
@@ -26,6 +38,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.apache.curator.framework.recipes.cache.ChildData;
+
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
@@ -35,14 +49,28 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 public final class CacheBenchDriver {
   /** How long a connect, a load or one change may take before the command fails. */
   private static final long WAIT_S = 60;
+  /** The value (and the node) a latency run waits for, and the latch its cache's listener counts down. */
+  private static final AtomicReference<String> awaited = new AtomicReference<>();
+  private static final AtomicReference<String> awaitedPath = new AtomicReference<>();
+  private static final AtomicReference<CountDownLatch> seen = new AtomicReference<>();
+  /** Connection states of the cache's client (SUSPENDED, LOST) since it started. */
+  private static final java.util.concurrent.atomic.AtomicInteger suspended = new java.util.concurrent.atomic.AtomicInteger();
+  private static final java.util.concurrent.atomic.AtomicInteger lost = new java.util.concurrent.atomic.AtomicInteger();
+  /** The cache `hold` keeps open. */
+  private static CuratorCache held;
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 1) {
-      System.err.println("usage: CacheBenchDriver <connect>");
+    if (args.length != 1 && args.length != 2) {
+      System.err.println("usage: CacheBenchDriver <connect> [<session timeout ms>]");
       System.exit(2);
     }
-    CuratorFramework cacheClient = client(args[0]);
-    CuratorFramework writer = client(args[0]);
+    int sessionMs = args.length == 2 ? Integer.parseInt(args[1]) : 10_000;
+    CuratorFramework cacheClient = client(args[0], sessionMs);
+    CuratorFramework writer = client(args[0], sessionMs);
+    cacheClient.getConnectionStateListenable().addListener((c, state) -> {
+      if (state == org.apache.curator.framework.state.ConnectionState.SUSPENDED) suspended.incrementAndGet();
+      if (state == org.apache.curator.framework.state.ConnectionState.LOST) lost.incrementAndGet();
+    });
     System.out.println("READY");
     System.out.flush();
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -53,21 +81,31 @@ public final class CacheBenchDriver {
           load(cacheClient, words[1]);
         } else if (words.length == 3 && words[0].equals("latency")) {
           latency(cacheClient, writer, words[1], Integer.parseInt(words[2]));
+        } else if (words.length == 4 && words[0].equals("hold")) {
+          hold(cacheClient, words[1], Long.parseLong(words[2]), Integer.parseInt(words[3]));
+        } else if (words.length == 3 && words[0].equals("heldlatency")) {
+          if (held == null) throw new IllegalStateException("no cache held");
+          measure(writer, words[1], Integer.parseInt(words[2]));
+        } else if (words.length == 1 && words[0].equals("release")) {
+          if (held != null) held.close();
+          held = null;
+          System.out.println("RELEASED");
         } else {
           throw new IllegalArgumentException("unknown command: " + line);
         }
-      } catch (Exception e) {
+      } catch (Exception | OutOfMemoryError e) {
         System.out.println("ERROR " + String.valueOf(e).replace('\n', ' '));
       }
       System.out.flush();
     }
+    if (held != null) held.close();
     cacheClient.close();
     writer.close();
     System.exit(0);
   }
 
-  private static CuratorFramework client(String connect) throws Exception {
-    CuratorFramework c = CuratorFrameworkFactory.builder().connectString(connect).sessionTimeoutMs(10_000).retryPolicy(new ExponentialBackoffRetry(100, 3)).build();
+  private static CuratorFramework client(String connect, int sessionMs) throws Exception {
+    CuratorFramework c = CuratorFrameworkFactory.builder().connectString(connect).sessionTimeoutMs(sessionMs).retryPolicy(new ExponentialBackoffRetry(100, 3)).build();
     c.start();
     if (!c.blockUntilConnected((int) WAIT_S, TimeUnit.SECONDS)) throw new IllegalStateException("not connected within " + WAIT_S + " s");
     return c;
@@ -90,24 +128,76 @@ public final class CacheBenchDriver {
     cache.close();
   }
 
-  private static void latency(CuratorFramework client, CuratorFramework writer, String path, int count) throws Exception {
-    CountDownLatch initialized = new CountDownLatch(1);
-    AtomicReference<String> awaited = new AtomicReference<>();
-    AtomicReference<CountDownLatch> seen = new AtomicReference<>();
+  /** A cache on `path` with the latency runs' listener and one that counts the initialized callback down. */
+  private static CuratorCache build(CuratorFramework client, String path, CountDownLatch initialized) {
     CuratorCache cache = CuratorCache.build(client, path);
     cache.listenable().addListener(CuratorCacheListener.builder()
         .forInitialized(initialized::countDown)
-        .forChanges((before, after) -> {
-          String want = awaited.get();
-          if (want != null && after.getPath().equals(path) && want.equals(new String(after.getData(), StandardCharsets.UTF_8))) seen.get().countDown();
-        })
+        .forChanges((before, after) -> changed(after))
         .build());
+    return cache;
+  }
+
+  private static void changed(ChildData after) {
+    String want = awaited.get();
+    if (want != null && after.getPath().equals(awaitedPath.get()) && want.equals(new String(after.getData(), StandardCharsets.UTF_8))) seen.get().countDown();
+  }
+
+  private static void hold(CuratorFramework client, String path, long seconds, int nodes) throws Exception {
+    if (held != null) held.close();
+    held = null;
+    long heap0 = JvmMeter.usedHeap();
+    int suspended0 = suspended.get();
+    int lost0 = lost.get();
+    CountDownLatch initialized = new CountDownLatch(1);
+    CuratorCache cache = build(client, path, initialized);
+    long cpu0 = JvmMeter.cpuUs();
+    long t0 = System.nanoTime();
+    long deadline = t0 + seconds * 1_000_000_000L;
+    boolean done = false;
+    boolean complete = false;
+    long initUs = -1;
+    try {
+      cache.start();
+      done = initialized.await(seconds, TimeUnit.SECONDS);
+      initUs = (System.nanoTime() - t0) / 1000;
+      while (done && cache.size() < nodes && System.nanoTime() < deadline) Thread.sleep(50);
+      complete = cache.size() >= nodes;
+    } catch (OutOfMemoryError e) {
+      done = false;
+    }
+    long loadUs = (System.nanoTime() - t0) / 1000;
+    long cpu = JvmMeter.cpuUs() - cpu0;
+    int size = cache.size();
+    long heap = JvmMeter.usedHeap() - heap0;
+    if (complete) held = cache;
+    else cache.close();
+    System.out.println("HELD {\"loadUs\":" + loadUs + ",\"initUs\":" + initUs + ",\"cpuUs\":" + cpu + ",\"size\":" + size + ",\"heapBytes\":" + heap
+        + ",\"initialized\":" + done + ",\"complete\":" + complete + ",\"suspended\":" + (suspended.get() - suspended0) + ",\"lost\":" + (lost.get() - lost0) + "}");
+  }
+
+  private static void latency(CuratorFramework client, CuratorFramework writer, String path, int count) throws Exception {
+    CountDownLatch initialized = new CountDownLatch(1);
+    CuratorCache cache = build(client, path, initialized);
     cache.start();
     try {
       if (!initialized.await(WAIT_S, TimeUnit.SECONDS)) throw new IllegalStateException("not initialized within " + WAIT_S + " s");
-      long[] latencies = new long[count];
-      long cpu0 = JvmMeter.cpuUs();
-      long start = System.nanoTime();
+      measure(writer, path, count);
+    } finally {
+      cache.close();
+    }
+  }
+
+  /**
+   * `count` changes one after another: the writer's setData of `path`, timed until the listener
+   * of the open cache sees that value; prints LATENCY.
+   */
+  private static void measure(CuratorFramework writer, String path, int count) throws Exception {
+    long[] latencies = new long[count];
+    long cpu0 = JvmMeter.cpuUs();
+    long start = System.nanoTime();
+    awaitedPath.set(path);
+    try {
       for (int i = 0; i < count; i++) {
         String value = "v" + i + "-" + start;
         CountDownLatch latch = new CountDownLatch(1);
@@ -118,14 +208,14 @@ public final class CacheBenchDriver {
         if (!latch.await(WAIT_S, TimeUnit.SECONDS)) throw new IllegalStateException("change " + i + " not seen within " + WAIT_S + " s");
         latencies[i] = (System.nanoTime() - t0) / 1000;
       }
-      double seconds = (System.nanoTime() - start) / 1e9;
-      long cpu = JvmMeter.cpuUs() - cpu0;
-      StringBuilder out = new StringBuilder("LATENCY {\"latenciesUs\":[");
-      for (int i = 0; i < count; i++) out.append(i == 0 ? "" : ",").append(latencies[i]);
-      out.append("],\"seconds\":").append(seconds).append(",\"cpuUs\":").append(cpu).append("}");
-      System.out.println(out);
     } finally {
-      cache.close();
+      awaited.set(null);
     }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    long cpu = JvmMeter.cpuUs() - cpu0;
+    StringBuilder out = new StringBuilder("LATENCY {\"latenciesUs\":[");
+    for (int i = 0; i < count; i++) out.append(i == 0 ? "" : ",").append(latencies[i]);
+    out.append("],\"seconds\":").append(seconds).append(",\"cpuUs\":").append(cpu).append("}");
+    System.out.println(out);
   }
 }

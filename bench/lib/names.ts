@@ -78,6 +78,8 @@ export const WORKLOAD = {
   cacheLoad: (n: number) => `tree cache initial load, ${n.toLocaleString('en-US')} nodes`,
   /** Ops: changes; latency: another session's setData call until the cache reports the new data. */
   cacheEvent: 'tree cache event latency (setData by another session)',
+  /** The same with a big tree cached (opt-in, `ZK_BENCH_CACHE_NODES`: bench/workloads/cache-million.ts). */
+  cacheEventAt: (n: number) => `tree cache event latency, ${n.toLocaleString('en-US')} nodes cached`,
   /**
    * Queue (Curator's DistributedQueue), one producer: items put one after another, each awaited.
    * Latency: the put. Metric: serverRequestsPerItem (the server's `mntr` packets_received over the puts).
