@@ -6,11 +6,17 @@
  * (the bench compares us with peers; this compares us with ourselves).
  *
  *   git worktree add /tmp/before <commit> && (cd /tmp/before/packages/protocol && npx tsc -p .)
- *   node bench/scripts/ab-builds.mjs /tmp/before/packages/protocol/dist packages/protocol/dist [--rounds 20] [--connect 127.0.0.1:2181]
+ *   node bench/scripts/ab-builds.mjs /tmp/before/packages/protocol/dist packages/protocol/dist [--rounds 20] [--connect 127.0.0.1:2181] [--floor]
  *
- * Prints per build and workload: median ops/s over rounds, and the median of the rounds' p50 and
- * p99 latencies (µs) at 1 outstanding; then B/A ratios.
+ * Prints per build and workload: median ops/s over rounds, the median of the rounds' p50 and
+ * p99 latencies (µs) at 1 outstanding, and the median client CPU per op (µs, user + system of the
+ * whole process); then B/A ratios. On a shared machine latency medians swing by tens of percent
+ * from run to run; CPU per op is steadier. `--floor` adds, in every round, the same sequential
+ * loop on a bare socket (fixed getData frames, replies counted by their length prefix, no
+ * client): what the kernel, loopback and server cost, so each build's distance from it is taken
+ * in the same rounds.
  */
+import { connect as netConnect } from 'node:net';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -19,9 +25,10 @@ const opt = (name, dflt) => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : dflt;
 };
-const [distA, distB] = args.filter((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--'));
+const flags = new Set(['--floor']); // options without a value
+const [distA, distB] = args.filter((a, i) => !a.startsWith('--') && !(args[i - 1]?.startsWith('--') && !flags.has(args[i - 1])));
 if (!distA || !distB) {
-  console.error('usage: ab-builds.mjs <distA> <distB> [--rounds n] [--connect hosts] [--ops n]');
+  console.error('usage: ab-builds.mjs <distA> <distB> [--rounds n] [--connect hosts] [--ops n] [--floor]');
   process.exit(2);
 }
 const rounds = Number(opt('--rounds', 20));
@@ -34,9 +41,11 @@ const clients = {};
 for (const [k, ZK] of Object.entries(builds)) clients[k] = await ZK.connect(connect);
 const path = `/ab-builds-${process.pid}`;
 await clients.A.create(path, Buffer.alloc(100)).catch(() => undefined);
+const floor = args.includes('--floor') ? await bareSocket() : undefined;
 
 async function sequential(zk) {
   const lat = new Float64Array(ops);
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   for (let i = 0; i < ops; i++) {
     const s = performance.now();
@@ -44,13 +53,56 @@ async function sequential(zk) {
     lat[i] = performance.now() - s;
   }
   const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
   lat.sort();
-  return { rate: (ops / ms) * 1000, p50: lat[Math.floor(ops / 2)] * 1000, p99: lat[Math.floor(ops * 0.99)] * 1000 };
+  return { rate: (ops / ms) * 1000, p50: lat[Math.floor(ops / 2)] * 1000, p99: lat[Math.floor(ops * 0.99)] * 1000, cpu: (cpu.user + cpu.system) / ops };
+}
+
+/** A bare socket on its own session doing what `sequential` does (see --floor). */
+async function bareSocket() {
+  const [host, port] = connect.split(',')[0].split(':');
+  const socket = netConnect({ host, port: Number(port) });
+  socket.setNoDelay(true);
+  let pending = Buffer.alloc(0);
+  let onFrame;
+  socket.on('data', (chunk) => {
+    pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+    while (pending.length >= 4 && pending.length >= 4 + pending.readInt32BE(0)) {
+      pending = pending.subarray(4 + pending.readInt32BE(0));
+      onFrame?.();
+    }
+  });
+  await new Promise((res, rej) => (socket.once('error', rej), socket.once('connect', res)));
+  const frame = () => new Promise((res) => (onFrame = res));
+  const hello = Buffer.alloc(49); // protocol 0, zxid 0, timeout 10 s, session 0, 16-byte password
+  hello.writeInt32BE(45, 0);
+  hello.writeInt32BE(10_000, 16);
+  hello.writeInt32BE(16, 28);
+  const helloReply = frame();
+  socket.write(hello);
+  await helloReply;
+  const name = Buffer.from(path);
+  const request = Buffer.alloc(17 + name.length);
+  request.writeInt32BE(request.length - 4, 0);
+  request.writeInt32BE(4, 8); // getData, then the path, then watch false
+  request.writeInt32BE(name.length, 12);
+  name.copy(request, 16);
+  let xid = 0;
+  return {
+    getData: () => {
+      request.writeInt32BE(++xid, 4);
+      const reply = frame();
+      socket.write(request);
+      return reply;
+    },
+    close: () => socket.destroy(),
+  };
 }
 
 async function outstanding(zk, n) {
   const total = ops * 4;
   let started = 0;
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const worker = async () => {
     while (started < total) {
@@ -59,18 +111,22 @@ async function outstanding(zk, n) {
     }
   };
   await Promise.all(Array.from({ length: n }, worker));
-  return { rate: (total / (performance.now() - t0)) * 1000 };
+  const cpu = process.cpuUsage(cpu0);
+  return { rate: (total / (performance.now() - t0)) * 1000, cpu: (cpu.user + cpu.system) / total };
 }
 
-const results = { A: { seq: [], out: [] }, B: { seq: [], out: [] } };
+const results = { A: { seq: [], out: [] }, B: { seq: [], out: [] }, floor: { seq: [] } };
 // warm-up
 for (const k of ['A', 'B']) {
   await sequential(clients[k]);
   await outstanding(clients[k], 64);
 }
+if (floor) await sequential(floor);
 for (let r = 0; r < rounds; r++) {
   const order = r % 2 === 0 ? ['A', 'B'] : ['B', 'A'];
+  if (floor && r % 2 === 1) results.floor.seq.push(await sequential(floor));
   for (const k of order) results[k].seq.push(await sequential(clients[k]));
+  if (floor && r % 2 === 0) results.floor.seq.push(await sequential(floor));
   for (const k of order) results[k].out.push(await outstanding(clients[k], 64));
 }
 const median = (xs) => {
@@ -81,7 +137,9 @@ const row = (k) => ({
   seqRate: median(results[k].seq.map((x) => x.rate)),
   p50: median(results[k].seq.map((x) => x.p50)),
   p99: median(results[k].seq.map((x) => x.p99)),
-  outRate: median(results[k].out.map((x) => x.rate)),
+  cpu: median(results[k].seq.map((x) => x.cpu)),
+  outRate: k === 'floor' ? NaN : median(results[k].out.map((x) => x.rate)),
+  outCpu: k === 'floor' ? NaN : median(results[k].out.map((x) => x.cpu)),
 });
 const a = row('A');
 const b = row('B');
@@ -91,6 +149,14 @@ console.log('| | A | B | B/A |\n|---|---|---|---|');
 console.log(`| 1 outstanding, ops/s | ${a.seqRate.toFixed(0)} | ${b.seqRate.toFixed(0)} | ${(b.seqRate / a.seqRate).toFixed(3)} |`);
 console.log(`| 1 outstanding, p50 µs | ${a.p50.toFixed(1)} | ${b.p50.toFixed(1)} | ${(b.p50 / a.p50).toFixed(3)} |`);
 console.log(`| 1 outstanding, p99 µs | ${a.p99.toFixed(1)} | ${b.p99.toFixed(1)} | ${(b.p99 / a.p99).toFixed(3)} |`);
+console.log(`| 1 outstanding, CPU µs/op | ${a.cpu.toFixed(1)} | ${b.cpu.toFixed(1)} | ${(b.cpu / a.cpu).toFixed(3)} |`);
 console.log(`| 64 outstanding, ops/s | ${a.outRate.toFixed(0)} | ${b.outRate.toFixed(0)} | ${(b.outRate / a.outRate).toFixed(3)} |`);
+console.log(`| 64 outstanding, CPU µs/op | ${a.outCpu.toFixed(2)} | ${b.outCpu.toFixed(2)} | ${(b.outCpu / a.outCpu).toFixed(3)} |`);
+if (floor) {
+  const f = row('floor');
+  console.log(`\nbare socket (floor), same rounds: ${f.seqRate.toFixed(0)} ops/s, p50 ${f.p50.toFixed(1)} µs, p99 ${f.p99.toFixed(1)} µs, CPU ${f.cpu.toFixed(1)} µs/op`);
+  console.log(`over the floor: A p50 +${(a.p50 - f.p50).toFixed(1)} µs, CPU +${(a.cpu - f.cpu).toFixed(1)} µs/op; B p50 +${(b.p50 - f.p50).toFixed(1)} µs, CPU +${(b.cpu - f.cpu).toFixed(1)} µs/op`);
+  floor.close();
+}
 await clients.A.delete(path).catch(() => undefined);
 for (const zk of Object.values(clients)) await zk.close();

@@ -139,7 +139,8 @@ export class Connection {
   #held: HeldRequest[] | undefined;
   /** Reads of this tick waiting to leave as one batch (coalesceReads, or to trigger the probe). */
   #reads: QueuedRead[] | undefined;
-  readonly #flushReads = () => this.#sendReads();
+  /** End of the tick: the batch leaves through the transport at once (see {@link Transport.writeNow}). */
+  readonly #flushReads = () => this.#sendReads(true);
 
   /**
    * Dials, performs the handshake and resolves with a ready connection, within `connectTimeout`.
@@ -371,7 +372,8 @@ export class Connection {
 
   // Serialises one request, takes its xid (only for a request that will be sent; patched in
   // place) and queues it for the next write.
-  #send(type: number, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => unknown) | undefined, resolve: (reply: Reply<unknown>) => void, reject: (err: unknown) => void, fixedXid?: number, trace?: WireTrace): void {
+  // `now`: written at once (Transport.writeNow), by a caller at the end of its tick.
+  #send(type: number, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => unknown) | undefined, resolve: (reply: Reply<unknown>) => void, reject: (err: unknown) => void, fixedXid?: number, trace?: WireTrace, now = false): void {
     const w = JuteWriter.frame();
     try {
       w.writeInt(fixedXid ?? 0).writeInt(type);
@@ -395,13 +397,21 @@ export class Connection {
       trace.requestBytes = frame.length;
       this.#pending.push({ xid, type, read, resolve, reject, sentAt, trace });
     }
-    this.#transport.write(frame);
+    this.#write(frame, now);
+  }
+
+  #write(frame: Buffer, now: boolean): void {
+    const transport = this.#transport;
+    if (now && transport.writeNow !== undefined) transport.writeNow(frame);
+    else transport.write(frame);
   }
 
   // Writes this tick's coalesced reads: one alone as itself, several as one multiRead. Should the
   // batch not encode or not fit in a frame, each read goes alone, in the same order. Several
-  // before the server's multiRead is known start the probe (see request).
-  #sendReads(): void {
+  // before the server's multiRead is known start the probe (see request). `endOfTick`: called
+  // from the tick's flush, nothing more will join this tick's writes: they leave at once
+  // rather than one more tick later (a lone read at one outstanding waited two ticks).
+  #sendReads(endOfTick = false): void {
     const reads = this.#reads;
     if (reads === undefined) return;
     this.#reads = undefined;
@@ -425,11 +435,15 @@ export class Connection {
         const xid = this.#pending.nextXid();
         frame.writeInt32BE(xid, 4);
         this.#pending.push(new ReadBatch(xid, reads, this.#maxFrame, this.#liveness.sent(), frame.length));
-        this.#transport.write(frame);
+        this.#write(frame, endOfTick);
         return;
       }
     }
-    for (const q of reads) this.#send(q.type, q.write, q.read, q.resolve, q.reject, undefined, q.trace);
+    const last = reads.length - 1;
+    for (let i = 0; i <= last; i++) {
+      const q = reads[i]!;
+      this.#send(q.type, q.write, q.read, q.resolve, q.reject, undefined, q.trace, endOfTick && i === last);
+    }
   }
 
   // The probe leaves once nothing is outstanding: a 3.5 server answers an unknown op at once,

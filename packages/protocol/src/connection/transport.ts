@@ -17,6 +17,13 @@ export interface Transport {
    * one (one syscall instead of one per request); order is kept.
    */
   write(bytes: Buffer): void;
+  /**
+   * Sends `bytes` now, after anything queued by {@link write} in this tick (order is kept), for a
+   * caller that has done its own batching and runs at the end of a tick (the connection's read
+   * batch, on `process.nextTick`): one deferral instead of two. Optional: without it the
+   * connection uses {@link write}.
+   */
+  writeNow?(bytes: Buffer): void;
   /** Sets the receiver of incoming chunks, replacing the previous one. */
   onData(cb: (chunk: Buffer) => void): void;
   /**
@@ -155,6 +162,17 @@ class SocketTransport implements Transport {
       this.#queue.push(bytes);
       this.#queuedBytes += bytes.length;
     }
+  }
+
+  writeNow(bytes: Buffer): void {
+    const q = this.#queue;
+    if (q === undefined) {
+      if (!this.#closed && !this.#socket.destroyed) this.#socket.write(bytes);
+      return;
+    }
+    q.push(bytes);
+    this.#queuedBytes += bytes.length;
+    this.#send();
   }
 
   onData(cb: (chunk: Buffer) => void): void {
