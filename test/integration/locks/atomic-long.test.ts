@@ -85,4 +85,24 @@ describe('atomic long - DistributedAtomicLong layout', () => {
     await holder.release();
     expect(await a.getChildren('/ctr/p-lock').catch(() => [])).toEqual([]);
   });
+
+  it('a loser backs off at least 3/4 of the cap: 3 lost tries take 2 back-offs of 30-40 ms each, and write nothing', async () => {
+    const zk = await space.client();
+    const c = new AtomicLong(zk, '/ctr/b', { retry: { maxTries: 3, baseDelay: 40, maxDelay: 40 } });
+    expect(await c.initialize(5n)).toBe(true);
+    // Every conditional write goes out with a version the node does not have: the server answers BadVersion, each try loses.
+    const setData = zk.setData.bind(zk);
+    Object.defineProperty(zk, 'setData', { configurable: true, value: (path: string, data: Buffer, options: { version?: number }) => setData(path, data, { ...options, version: (options.version ?? 0) + 1000 }) });
+    const spent = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await c.increment();
+      expect(r).toMatchObject({ succeeded: false, preValue: 5n, postValue: 5n, stats: { optimisticTries: 3, promotedTries: 0 } });
+      spent.push(r.stats.optimisticMs);
+    }
+    delete (zk as { setData?: unknown }).setData;
+    console.log(`atomic long back-off: 3 changes of 3 lost tries took ${spent.join(', ')} ms (2 back-offs each, 30-40 ms apiece)`);
+    // Full jitter (0-40 ms) would make two back-offs sum to 60 ms or more only 1 time in 8.
+    for (const ms of spent) expect(ms).toBeGreaterThanOrEqual(60);
+    expect((await c.get()).postValue).toBe(5n);
+  });
 });

@@ -3,9 +3,11 @@
  * `DistributedAtomicLong` and `DistributedAtomicInteger` wrap with an encoding): one PERSISTENT
  * node whose data is the value, created with parents as containers. A change reads the node (data
  * and version), computes the new value and writes it with `setData(version)`, or `create` when the
- * node was absent; BadVersion, NodeExists or NoNode mean another writer came first: read again, up
- * to the retry policy. When the optimistic tries run out and a `PromotedToLock` is configured, it
- * takes an `InterProcessMutex` on the lock path (our {@link Mutex}) and tries again under it.
+ * node was absent; BadVersion, NodeExists or NoNode mean another writer came first: back off
+ * ({@link backoffDelay}) and read again, up to the retry policy. A try is those two requests, one
+ * after the other (and an `exists` after a lost reply, below). When the optimistic tries run out
+ * and a `PromotedToLock` is configured, it takes an `InterProcessMutex` on the lock path (our
+ * {@link Mutex}) and tries again under it.
  *
  * A write whose reply is lost is not sent again blindly: when the node is still at the version
  * read, the try is repeated; when it moved, the change may have been applied, and the call rejects
@@ -18,14 +20,37 @@ import { recipeACL } from './acl.js';
 import { connected } from './attempt.js';
 import { checkClient } from './client.js';
 
-/** How often to try, and how long to back off in between (full jitter: a random delay up to the cap). */
+/**
+ * How often to try, and how long a loser backs off before the next try. The back-off before try
+ * `n + 1` has a cap of `min(maxDelay, baseDelay * 2^(n-1))` ms, and the delay is a random point in
+ * the top quarter of it, between 3/4 of the cap and the cap ({@link backoffDelay}): a loser always
+ * steps aside long enough for the writer that beat it to go again, and losers that failed together
+ * do not all come back together. `{ maxTries: 11, baseDelay: 10, maxDelay: 10 }` is the counterpart
+ * of Curator's `RetryNTimes(10, 10)` (which sleeps exactly 10 ms): 11 tries, 7.5 to 10 ms apart.
+ */
 export interface AtomicRetry {
-  /** Tries in all (default 10). */
+  /** Tries in all, the first included (default 10). */
   maxTries?: number;
-  /** The first back-off cap, ms, doubled after each try (default 5). */
+  /** The back-off cap before the second try, ms; doubled before each further try (default 5). */
   baseDelay?: number;
-  /** The largest back-off cap, ms (default 200). */
+  /** The largest back-off cap, ms: no delay is longer (default 200). */
   maxDelay?: number;
+}
+
+/** The share of the cap that a back-off always waits (the rest of the cap is random). */
+const BACKOFF_FLOOR = 0.75;
+
+/**
+ * The back-off before the try after `tried` failed tries (`tried` >= 1), ms: a random point
+ * between 3/4 of the cap and the cap, the cap being `baseDelay * 2^(tried-1)` up to `maxDelay`.
+ * Full jitter (anywhere from 0 to the cap) lets a loser come straight back and collide again with
+ * the writer that just won, which under contention costs more tries (and more failed writes, each a
+ * logged transaction on the server) per change; a fixed delay keeps losers that failed together
+ * in step. `random` returns a number in [0, 1) (default `Math.random`).
+ */
+export function backoffDelay(retry: Required<AtomicRetry>, tried: number, random: () => number = Math.random): number {
+  const cap = Math.min(retry.maxDelay, retry.baseDelay * 2 ** (tried - 1));
+  return cap * (BACKOFF_FLOOR + (1 - BACKOFF_FLOOR) * random());
 }
 
 /** Curator's `PromotedToLock`: a mutex taken when the optimistic tries run out. */
@@ -243,7 +268,7 @@ export class AtomicEngine<T extends AtomicValueType> {
 
   async #tries(make: (value: T) => T, result: Working<T>, retry: Required<AtomicRetry>, counter: 'optimisticTries' | 'promotedTries', signal: AbortSignal | undefined): Promise<void> {
     for (let i = 0; i < retry.maxTries; i++) {
-      if (i > 0) await sleep(Math.random() * Math.min(retry.maxDelay, retry.baseDelay * 2 ** (i - 1)), signal);
+      if (i > 0) await sleep(backoffDelay(retry, i), signal);
       signal?.throwIfAborted();
       result.stats[counter]++;
       const read = await this.#read(signal);
