@@ -14,21 +14,24 @@
  * from run to run; CPU per op is steadier. `--floor` adds, in every round, the same sequential
  * loop on a bare socket (fixed getData frames, replies counted by their length prefix, no
  * client): what the kernel, loopback and server cost, so each build's distance from it is taken
- * in the same rounds.
+ * in the same rounds. `--turnaround` also times, at 1 outstanding, each client's part of the
+ * round trip: from a reply's 'data' event on its socket to the next request's socket.write
+ * (median of the rounds' p50, µs), and the rest of it: from that write (its return) to the
+ * reply's 'data' event: kernel, loopback, server and wake-up. Passing the same dist twice shows the noise (an A/A run).
  */
-import { connect as netConnect } from 'node:net';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { bareSocket, medianUs, timeSockets } from './bare-socket.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : dflt;
 };
-const flags = new Set(['--floor']); // options without a value
+const flags = new Set(['--floor', '--turnaround']); // options without a value
 const [distA, distB] = args.filter((a, i) => !a.startsWith('--') && !(args[i - 1]?.startsWith('--') && !flags.has(args[i - 1])));
 if (!distA || !distB) {
-  console.error('usage: ab-builds.mjs <distA> <distB> [--rounds n] [--connect hosts] [--ops n] [--floor]');
+  console.error('usage: ab-builds.mjs <distA> <distB> [--rounds n] [--connect hosts] [--ops n] [--floor] [--turnaround]');
   process.exit(2);
 }
 const rounds = Number(opt('--rounds', 20));
@@ -41,10 +44,14 @@ const clients = {};
 for (const [k, ZK] of Object.entries(builds)) clients[k] = await ZK.connect(connect);
 const path = `/ab-builds-${process.pid}`;
 await clients.A.create(path, Buffer.alloc(100)).catch(() => undefined);
-const floor = args.includes('--floor') ? await bareSocket() : undefined;
+const floor = args.includes('--floor') ? await bareSocket(connect, path) : undefined;
+
+// --turnaround: every socket's reads and writes timed (bare-socket.mjs).
+const timing = args.includes('--turnaround') ? timeSockets() : undefined;
 
 async function sequential(zk) {
   const lat = new Float64Array(ops);
+  timing?.start();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   for (let i = 0; i < ops; i++) {
@@ -55,49 +62,10 @@ async function sequential(zk) {
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   lat.sort();
-  return { rate: (ops / ms) * 1000, p50: lat[Math.floor(ops / 2)] * 1000, p99: lat[Math.floor(ops * 0.99)] * 1000, cpu: (cpu.user + cpu.system) / ops };
+  const t = timing?.stop();
+  return { rate: (ops / ms) * 1000, p50: lat[Math.floor(ops / 2)] * 1000, p99: lat[Math.floor(ops * 0.99)] * 1000, cpu: (cpu.user + cpu.system) / ops, turn: t ? medianUs(t.turnaround) : NaN, away: t ? medianUs(t.away) : NaN };
 }
 
-/** A bare socket on its own session doing what `sequential` does (see --floor). */
-async function bareSocket() {
-  const [host, port] = connect.split(',')[0].split(':');
-  const socket = netConnect({ host, port: Number(port) });
-  socket.setNoDelay(true);
-  let pending = Buffer.alloc(0);
-  let onFrame;
-  socket.on('data', (chunk) => {
-    pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
-    while (pending.length >= 4 && pending.length >= 4 + pending.readInt32BE(0)) {
-      pending = pending.subarray(4 + pending.readInt32BE(0));
-      onFrame?.();
-    }
-  });
-  await new Promise((res, rej) => (socket.once('error', rej), socket.once('connect', res)));
-  const frame = () => new Promise((res) => (onFrame = res));
-  const hello = Buffer.alloc(49); // protocol 0, zxid 0, timeout 10 s, session 0, 16-byte password
-  hello.writeInt32BE(45, 0);
-  hello.writeInt32BE(10_000, 16);
-  hello.writeInt32BE(16, 28);
-  const helloReply = frame();
-  socket.write(hello);
-  await helloReply;
-  const name = Buffer.from(path);
-  const request = Buffer.alloc(17 + name.length);
-  request.writeInt32BE(request.length - 4, 0);
-  request.writeInt32BE(4, 8); // getData, then the path, then watch false
-  request.writeInt32BE(name.length, 12);
-  name.copy(request, 16);
-  let xid = 0;
-  return {
-    getData: () => {
-      request.writeInt32BE(++xid, 4);
-      const reply = frame();
-      socket.write(request);
-      return reply;
-    },
-    close: () => socket.destroy(),
-  };
-}
 
 async function outstanding(zk, n) {
   const total = ops * 4;
@@ -138,6 +106,8 @@ const row = (k) => ({
   p50: median(results[k].seq.map((x) => x.p50)),
   p99: median(results[k].seq.map((x) => x.p99)),
   cpu: median(results[k].seq.map((x) => x.cpu)),
+  turn: median(results[k].seq.map((x) => x.turn)),
+  away: median(results[k].seq.map((x) => x.away)),
   outRate: k === 'floor' ? NaN : median(results[k].out.map((x) => x.rate)),
   outCpu: k === 'floor' ? NaN : median(results[k].out.map((x) => x.cpu)),
 });
@@ -150,13 +120,18 @@ console.log(`| 1 outstanding, ops/s | ${a.seqRate.toFixed(0)} | ${b.seqRate.toFi
 console.log(`| 1 outstanding, p50 µs | ${a.p50.toFixed(1)} | ${b.p50.toFixed(1)} | ${(b.p50 / a.p50).toFixed(3)} |`);
 console.log(`| 1 outstanding, p99 µs | ${a.p99.toFixed(1)} | ${b.p99.toFixed(1)} | ${(b.p99 / a.p99).toFixed(3)} |`);
 console.log(`| 1 outstanding, CPU µs/op | ${a.cpu.toFixed(1)} | ${b.cpu.toFixed(1)} | ${(b.cpu / a.cpu).toFixed(3)} |`);
+if (!Number.isNaN(a.turn)) {
+  console.log(`| 1 outstanding, turnaround p50 µs | ${a.turn.toFixed(1)} | ${b.turn.toFixed(1)} | ${(b.turn / a.turn).toFixed(3)} |`);
+  console.log(`| 1 outstanding, write to reply p50 µs | ${a.away.toFixed(1)} | ${b.away.toFixed(1)} | ${(b.away / a.away).toFixed(3)} |`);
+}
 console.log(`| 64 outstanding, ops/s | ${a.outRate.toFixed(0)} | ${b.outRate.toFixed(0)} | ${(b.outRate / a.outRate).toFixed(3)} |`);
 console.log(`| 64 outstanding, CPU µs/op | ${a.outCpu.toFixed(2)} | ${b.outCpu.toFixed(2)} | ${(b.outCpu / a.outCpu).toFixed(3)} |`);
 if (floor) {
   const f = row('floor');
-  console.log(`\nbare socket (floor), same rounds: ${f.seqRate.toFixed(0)} ops/s, p50 ${f.p50.toFixed(1)} µs, p99 ${f.p99.toFixed(1)} µs, CPU ${f.cpu.toFixed(1)} µs/op`);
+  const ft = Number.isNaN(f.turn) ? '' : `, turnaround p50 ${f.turn.toFixed(1)} µs, write to reply p50 ${f.away.toFixed(1)} µs`;
+  console.log(`\nbare socket (floor), same rounds: ${f.seqRate.toFixed(0)} ops/s, p50 ${f.p50.toFixed(1)} µs, p99 ${f.p99.toFixed(1)} µs, CPU ${f.cpu.toFixed(1)} µs/op${ft}`);
   console.log(`over the floor: A p50 +${(a.p50 - f.p50).toFixed(1)} µs, CPU +${(a.cpu - f.cpu).toFixed(1)} µs/op; B p50 +${(b.p50 - f.p50).toFixed(1)} µs, CPU +${(b.cpu - f.cpu).toFixed(1)} µs/op`);
-  floor.close();
+  await floor.close();
 }
 await clients.A.delete(path).catch(() => undefined);
 for (const zk of Object.values(clients)) await zk.close();

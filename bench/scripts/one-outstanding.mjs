@@ -7,7 +7,9 @@
  *   node bench/scripts/one-outstanding.mjs ours|nzc|floor [--dist packages/protocol/dist] [--ops 20000] [--hooks] [--connect 127.0.0.1:2181]
  *
  * Prints one JSON line: ops, p50/p99 latency (µs), client CPU per op (µs, user+system), GCs per
- * 1000 ops, and with `--hooks` the async resources created per op by type (Timeout, TickObject,
+ * 1000 ops; with `--turnaround` the client's turnaround (µs, p50 and p90): from a reply's 'data'
+ * event on the socket to the next request's socket.write, the part of the round trip that is the
+ * client's, and the p50 of the rest (write to reply); with `--hooks` the async resources created per op by type (Timeout, TickObject,
  * PROMISE, ...: every timer, nextTick and promise a request costs; async_hooks slows the run, so
  * take the latency and CPU from a run without it). `--ops 0` does the connect and close only: run
  * it under strace too and subtract, for syscalls per request. `floor`: a net.Socket writing fixed
@@ -16,10 +18,10 @@
  */
 import { createHook } from 'node:async_hooks';
 import { createRequire } from 'node:module';
-import { connect as netConnect } from 'node:net';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { bareSocket, timeSockets } from './bare-socket.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -30,7 +32,6 @@ const client = args[0];
 const ops = Number(opt('--ops', 20_000));
 const connect = opt('--connect', process.env.ZK_CONNECT ?? '127.0.0.1:2181');
 const dist = opt('--dist', new URL('../../packages/protocol/dist', import.meta.url).pathname);
-const [host, port] = connect.split(',')[0].split(':');
 const path = `/one-outstanding-${process.pid}`;
 
 /** ours, nzc and floor behind one shape: `get()` resolves with the reply; `close()`. */
@@ -57,50 +58,14 @@ async function open(kind) {
     };
   }
   if (kind === 'floor') {
-    const socket = netConnect({ host, port: Number(port) });
-    socket.setNoDelay(true);
-    let pending = Buffer.alloc(0);
-    let onFrame;
-    socket.on('data', (chunk) => {
-      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
-      while (pending.length >= 4 && pending.length >= 4 + pending.readInt32BE(0)) {
-        pending = pending.subarray(4 + pending.readInt32BE(0));
-        onFrame?.();
-      }
-    });
-    await new Promise((res, rej) => (socket.once('error', rej), socket.once('connect', res)));
-    const hello = Buffer.alloc(49);
-    hello.writeInt32BE(45, 0);
-    hello.writeInt32BE(10_000, 16);
-    hello.writeInt32BE(16, 28);
-    const frame = () => new Promise((res) => (onFrame = res));
-    const helloReply = frame();
-    socket.write(hello);
-    await helloReply;
-    const name = Buffer.from(path);
-    const request = Buffer.alloc(4 + 4 + 4 + 4 + name.length + 1);
-    request.writeInt32BE(request.length - 4, 0);
-    request.writeInt32BE(4, 8);
-    request.writeInt32BE(name.length, 12);
-    name.copy(request, 16);
-    let xid = 0;
-    return {
-      get: () => {
-        request.writeInt32BE(++xid, 4);
-        const reply = frame();
-        socket.write(request);
-        return reply;
-      },
-      close: async () => {
-        const closed = new Promise((res) => socket.once('close', res));
-        socket.end(Buffer.from([0, 0, 0, 8, 0, 0, 0, xid + 1, 0xff, 0xff, 0xff, 0xf5]));
-        await closed;
-        await cleanup();
-      },
-    };
+    const bare = await bareSocket(connect, path);
+    return { get: () => bare.getData(), close: async () => (await bare.close(), await cleanup()) };
   }
   throw new Error(`unknown client ${kind} (ours, nzc or floor)`);
 }
+
+// --turnaround: every socket's reads and writes timed (bare-socket.mjs).
+const timing = args.includes('--turnaround') ? timeSockets() : undefined;
 
 const c = await open(client);
 for (let i = 0; i < Math.min(ops, 2000); i++) await c.get(); // warm-up
@@ -112,6 +77,7 @@ const gcObserver = new PerformanceObserver((list) => (gcs += list.getEntries().l
 gcObserver.observe({ entryTypes: ['gc'] });
 
 const lat = new Float64Array(ops);
+timing?.start();
 hook?.enable();
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
@@ -123,11 +89,14 @@ for (let i = 0; i < ops; i++) {
 const ms = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
 hook?.disable();
+const times = timing?.stop();
 await new Promise((res) => setImmediate(res)); // let the GC observer report
 gcObserver.disconnect();
 await c.close();
 
 lat.sort();
+const p = (t, q) => +(t[Math.floor(t.length * q)] * 1000).toFixed(1);
+const turnaround = ({ turnaround: t, away: a }) => ({ n: t.length, p50: p(t, 0.5), p90: p(t, 0.9), writeToReplyP50: p(a, 0.5) });
 const perOp = Object.fromEntries([...counts].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, +(v / ops).toFixed(3)]));
 const out = {
   client,
@@ -137,6 +106,7 @@ const out = {
   p99Us: ops ? +(lat[Math.floor(ops * 0.99)] * 1000).toFixed(1) : 0,
   cpuUsPerOp: ops ? +((cpu.user + cpu.system) / ops).toFixed(1) : 0,
   gcPer1000: ops ? +((gcs / ops) * 1000).toFixed(2) : 0,
+  ...(times?.turnaround.length ? { turnaroundUs: turnaround(times) } : {}),
   ...(hook ? { asyncPerOp: perOp } : {}),
 };
 console.log(JSON.stringify(out));
