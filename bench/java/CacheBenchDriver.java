@@ -14,18 +14,21 @@
 //                            one after another: the writer's setData of <path> with a new value,
 //                            timed from the call until the cache's change listener sees that
 //                            value; prints LATENCY {"latenciesUs":[..],"seconds":..,"cpuUs":..}.
-//   hold <path> <seconds> <nodes>  like load, but the cache stays open for heldlatency (a big
-//                            tree is loaded once for both); waits up to <seconds> for the
+//   hold <path> <seconds> <nodes> [tree]  like load (with `tree`, Curator's older TreeCache
+//                            recipe instead of CuratorCache), but the cache stays open for
+//                            heldlatency (a big tree is loaded once for both); waits up to <seconds> for the
 //                            initialized callback and then for the cache to hold <nodes> nodes
 //                            (the callback may come early: a request that failed, e.g. on a
-//                            connection loss, counts as done). Prints HELD {"loadUs":..,"initUs":..,
+//                            connection loss, counts as done; one that gains no node for 30 s
+//                            is not waited for further). Prints HELD {"loadUs":..,"initUs":..,
 //                            "cpuUs":..,"size":..,"heapBytes":..,"initialized":..,"complete":..,
 //                            "suspended":..,"lost":..}: loadUs until complete (or the bound),
 //                            initUs until the callback, size what it holds then, and the
 //                            connection states the cache's client went through meanwhile. A
 //                            cache not complete is closed.
-//   heldlatency <node> <count>  as latency, on the held cache, writing <node> (a node of its tree).
-//   release                  closes the held cache; prints RELEASED.
+//   heldlatency <kind> <node> <count>  as latency, on the held cache of <kind> (cache or tree),
+//                            writing <node> (a node of its tree).
+//   release                  closes the held caches; prints RELEASED.
 // A failed command prints ERROR <message>. When stdin ends both clients are closed.
 //
 // Only the protocol lines go to stdout; Curator logs nowhere (slf4j-nop on the classpath).
@@ -39,6 +42,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.curator.framework.recipes.cache.ChildData;
+import org.apache.curator.framework.recipes.cache.TreeCache;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -49,6 +53,8 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 public final class CacheBenchDriver {
   /** How long a connect, a load or one change may take before the command fails. */
   private static final long WAIT_S = 60;
+  /** How long hold waits, after the initialized callback, for a cache that gains no node. */
+  private static final long STALL_S = 30;
   /** The value (and the node) a latency run waits for, and the latch its cache's listener counts down. */
   private static final AtomicReference<String> awaited = new AtomicReference<>();
   private static final AtomicReference<String> awaitedPath = new AtomicReference<>();
@@ -56,8 +62,8 @@ public final class CacheBenchDriver {
   /** Connection states of the cache's client (SUSPENDED, LOST) since it started. */
   private static final java.util.concurrent.atomic.AtomicInteger suspended = new java.util.concurrent.atomic.AtomicInteger();
   private static final java.util.concurrent.atomic.AtomicInteger lost = new java.util.concurrent.atomic.AtomicInteger();
-  /** The cache `hold` keeps open. */
-  private static CuratorCache held;
+  /** The caches `hold` keeps open, by kind ("cache": CuratorCache, "tree": TreeCache). */
+  private static final java.util.Map<String, java.io.Closeable> held = new java.util.HashMap<>();
 
   public static void main(String[] args) throws Exception {
     if (args.length != 1 && args.length != 2) {
@@ -81,14 +87,13 @@ public final class CacheBenchDriver {
           load(cacheClient, words[1]);
         } else if (words.length == 3 && words[0].equals("latency")) {
           latency(cacheClient, writer, words[1], Integer.parseInt(words[2]));
-        } else if (words.length == 4 && words[0].equals("hold")) {
-          hold(cacheClient, words[1], Long.parseLong(words[2]), Integer.parseInt(words[3]));
-        } else if (words.length == 3 && words[0].equals("heldlatency")) {
-          if (held == null) throw new IllegalStateException("no cache held");
-          measure(writer, words[1], Integer.parseInt(words[2]));
+        } else if ((words.length == 4 || words.length == 5) && words[0].equals("hold")) {
+          hold(cacheClient, words[1], Long.parseLong(words[2]), Integer.parseInt(words[3]), words.length == 5 && words[4].equals("tree"));
+        } else if (words.length == 4 && words[0].equals("heldlatency")) {
+          if (!held.containsKey(words[1])) throw new IllegalStateException("no " + words[1] + " held");
+          measure(writer, words[2], Integer.parseInt(words[3]));
         } else if (words.length == 1 && words[0].equals("release")) {
-          if (held != null) held.close();
-          held = null;
+          releaseAll();
           System.out.println("RELEASED");
         } else {
           throw new IllegalArgumentException("unknown command: " + line);
@@ -98,7 +103,7 @@ public final class CacheBenchDriver {
       }
       System.out.flush();
     }
-    if (held != null) held.close();
+    releaseAll();
     cacheClient.close();
     writer.close();
     System.exit(0);
@@ -143,14 +148,50 @@ public final class CacheBenchDriver {
     if (want != null && after.getPath().equals(awaitedPath.get()) && want.equals(new String(after.getData(), StandardCharsets.UTF_8))) seen.get().countDown();
   }
 
-  private static void hold(CuratorFramework client, String path, long seconds, int nodes) throws Exception {
-    if (held != null) held.close();
-    held = null;
+  private static void releaseAll() throws java.io.IOException {
+    for (java.io.Closeable c : held.values()) c.close();
+    held.clear();
+  }
+
+  private static void hold(CuratorFramework client, String path, long seconds, int nodes, boolean tree) throws Exception {
+    String kind = tree ? "tree" : "cache";
+    java.io.Closeable previous = held.remove(kind);
+    if (previous != null) previous.close();
     long heap0 = JvmMeter.usedHeap();
     int suspended0 = suspended.get();
     int lost0 = lost.get();
     CountDownLatch initialized = new CountDownLatch(1);
-    CuratorCache cache = build(client, path, initialized);
+    java.io.Closeable cache;
+    java.util.function.IntSupplier size;
+    Runnable start;
+    if (tree) {
+      // TreeCache has no size(): its NODE_ADDED and NODE_REMOVED events (the load's too) count.
+      java.util.concurrent.atomic.AtomicInteger count = new java.util.concurrent.atomic.AtomicInteger();
+      TreeCache t = TreeCache.newBuilder(client, path).build();
+      t.getListenable().addListener((c, event) -> {
+        switch (event.getType()) {
+          case NODE_ADDED: count.incrementAndGet(); break;
+          case NODE_REMOVED: count.decrementAndGet(); break;
+          case NODE_UPDATED: changed(event.getData()); break;
+          case INITIALIZED: initialized.countDown(); break;
+          default: break;
+        }
+      });
+      cache = t;
+      size = count::get;
+      start = () -> {
+        try {
+          t.start();
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      };
+    } else {
+      CuratorCache c = build(client, path, initialized);
+      cache = c;
+      size = c::size;
+      start = c::start;
+    }
     long cpu0 = JvmMeter.cpuUs();
     long t0 = System.nanoTime();
     long deadline = t0 + seconds * 1_000_000_000L;
@@ -158,21 +199,31 @@ public final class CacheBenchDriver {
     boolean complete = false;
     long initUs = -1;
     try {
-      cache.start();
+      start.run();
       done = initialized.await(seconds, TimeUnit.SECONDS);
       initUs = (System.nanoTime() - t0) / 1000;
-      while (done && cache.size() < nodes && System.nanoTime() < deadline) Thread.sleep(50);
-      complete = cache.size() >= nodes;
+      // After the callback, wait for the rest; a cache that gains nothing for STALL_S is not waited for.
+      int last = size.getAsInt();
+      long lastChange = System.nanoTime();
+      while (done && last < nodes && System.nanoTime() < deadline && System.nanoTime() - lastChange < STALL_S * 1_000_000_000L) {
+        Thread.sleep(50);
+        int now = size.getAsInt();
+        if (now != last) {
+          last = now;
+          lastChange = System.nanoTime();
+        }
+      }
+      complete = size.getAsInt() >= nodes;
     } catch (OutOfMemoryError e) {
       done = false;
     }
     long loadUs = (System.nanoTime() - t0) / 1000;
     long cpu = JvmMeter.cpuUs() - cpu0;
-    int size = cache.size();
+    int reached = size.getAsInt();
     long heap = JvmMeter.usedHeap() - heap0;
-    if (complete) held = cache;
+    if (complete) held.put(kind, cache);
     else cache.close();
-    System.out.println("HELD {\"loadUs\":" + loadUs + ",\"initUs\":" + initUs + ",\"cpuUs\":" + cpu + ",\"size\":" + size + ",\"heapBytes\":" + heap
+    System.out.println("HELD {\"loadUs\":" + loadUs + ",\"initUs\":" + initUs + ",\"cpuUs\":" + cpu + ",\"size\":" + reached + ",\"heapBytes\":" + heap
         + ",\"initialized\":" + done + ",\"complete\":" + complete + ",\"suspended\":" + (suspended.get() - suspended0) + ",\"lost\":" + (lost.get() - lost0) + "}");
   }
 
