@@ -64,9 +64,11 @@ export async function bareSocket(connect, path) {
  * Times every net.Socket of the process (call before anything connects): from a 'data' event to
  * the next write (the client's turnaround: its part of a round trip at one outstanding), and from
  * a write's return to the next 'data' event (kernel, loopback, server and wake-up). Recorded
- * between start() and stop() only; stop() returns both, sorted, in ms.
+ * between start() and stop() only; stop() returns both, sorted, in ms. `hooks.onData` and
+ * `hooks.onWrite` are called at each 'data' event and before each write, for finer marks.
+ * @param {{ onData?: () => void, onWrite?: () => void }} [hooks]
  */
-export function timeSockets() {
+export function timeSockets(hooks = {}) {
   let lastData = -1;
   let lastWrite = -1;
   let turns;
@@ -74,6 +76,7 @@ export function timeSockets() {
   const { emit, write } = Socket.prototype;
   Socket.prototype.emit = function (event, ...rest) {
     if (event === 'data') {
+      hooks.onData?.();
       lastData = performance.now();
       if (lastWrite >= 0) away?.push(lastData - lastWrite);
       lastWrite = -1;
@@ -83,6 +86,7 @@ export function timeSockets() {
   Socket.prototype.write = function (...rest) {
     if (lastData >= 0) turns?.push(performance.now() - lastData);
     lastData = -1;
+    hooks.onWrite?.();
     const r = write.apply(this, rest);
     lastWrite = performance.now();
     return r;
