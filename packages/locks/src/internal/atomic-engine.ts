@@ -23,7 +23,7 @@ import { checkClient } from './client.js';
 /**
  * How often to try, and how long a loser backs off before the next try. The back-off before try
  * `n + 1` has a cap of `min(maxDelay, baseDelay * 2^(n-1))` ms, and the delay is a random point in
- * the top quarter of it, between 3/4 of the cap and the cap ({@link backoffDelay}): a loser always
+ * the top quarter of it, between 3/4 of the cap and the cap: a loser always
  * steps aside long enough for the writer that beat it to go again, and losers that failed together
  * do not all come back together. `{ maxTries: 11, baseDelay: 10, maxDelay: 10 }` is the counterpart
  * of Curator's `RetryNTimes(10, 10)` (which sleeps exactly 10 ms): 11 tries, 7.5 to 10 ms apart.
