@@ -78,7 +78,9 @@ export async function millionWorkloads(bench: Bench, connect: string, driver: Li
     const t0 = performance.now();
     await populate(zk, tree, dirs);
     process.stderr.write(`bench: ${nodes.toLocaleString('en-US')} nodes created in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
-    const curators = driver ? [[CLIENT.curator, 'cache'] as const, [CURATOR_TREE_CACHE, 'tree'] as const] : [];
+    // CuratorCache beside ours first; the TreeCache recipe last, on its own: on a 1 GiB server
+    // its two watches per node can exhaust the server's heap, which must not cost the other rows.
+    const curators = driver ? [[CLIENT.curator, 'cache'] as const] : [];
     await bench.compare(
       'scale',
       load,
@@ -96,6 +98,14 @@ export async function millionWorkloads(bench: Bench, connect: string, driver: Li
       ],
       1,
     );
+    if (driver) {
+      try {
+        await bench.compare('scale', load, 'nodes', [curatorLoad(CURATOR_TREE_CACHE, 'tree')], 1);
+        if (held.has('tree')) await bench.compare('scale', event, 'events', [curatorEvents(CURATOR_TREE_CACHE, 'tree')], 1);
+      } catch (err) {
+        bench.skipped[`${load} / ${CURATOR_TREE_CACHE}`] = `failed: ${err instanceof Error ? err.message : String(err)}`;
+      }
+    }
   } finally {
     await (ours as TreeCache | undefined)?.close();
     if (driver) await curatorCommand(driver, 'release', 'RELEASED', 60_000).catch(() => undefined);
