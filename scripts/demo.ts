@@ -107,16 +107,20 @@ function render(state: LockState): string {
 }
 
 /**
- * Waits until `n` nodes have been seen under `path` since the scene began. Counting what is
- * there now would wait forever for a worker slower to start (a loaded machine) than the one
- * before it took to work and leave.
+ * Waits until `n` nodes have been seen under `path` since the scene began, or until the worker
+ * that should have made the last of them has exited. Counting what is there now would wait
+ * forever for a worker slower to start (a loaded machine) than the one before it took to work and
+ * leave; and a node deleted by someone else before this poll saw it (its worker then exits, its
+ * lease lost) would never be seen.
  */
-async function queued(zk: ZooKeeper, path: string, n: number): Promise<void> {
+async function queued(zk: ZooKeeper, path: string, n: number, exited: Promise<unknown>): Promise<void> {
   let seen = seenUnder.get(path);
   if (!seen) seenUnder.set(path, (seen = new Set()));
+  let gone = false;
+  void exited.finally(() => (gone = true));
   for (;;) {
     for (const name of await zk.getChildren(path).catch(() => [] as string[])) seen.add(name);
-    if (seen.size >= n) return;
+    if (seen.size >= n || gone) return;
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -129,7 +133,7 @@ async function fifoScene(zk: ZooKeeper): Promise<void> {
   const runs: Array<Promise<number>> = [];
   for (const name of ['alpha', 'bravo', 'charlie', 'delta']) {
     runs.push(worker(name, [path], 600, events).done);
-    await queued(zk, path, runs.length);
+    await queued(zk, path, runs.length, runs.at(-1)!);
   }
   const all = Promise.all(runs);
   await watchQueue(zk, path, all);
@@ -146,9 +150,9 @@ async function killScene(zk: ZooKeeper): Promise<void> {
   say(bold('2. A holder is killed with SIGKILL: its lock passes on when its session times out (3 s)'));
   const events: string[] = [];
   const holder = worker('echo', [path], 60_000, events);
-  await queued(zk, path, 1);
+  await queued(zk, path, 1, holder.done);
   const next = worker('foxtrot', [path], 300, events);
-  await queued(zk, path, 2);
+  await queued(zk, path, 2, next.done);
   while (events.length === 0) await new Promise((r) => setTimeout(r, 20));
   const killedAt = Date.now();
   say(`    ${dim('kill -9')} echo's zk-lock ${dim('(no closeSession: the server must notice the silence; its worker stops when orphaned)')}`);
@@ -172,7 +176,7 @@ async function readWriteScene(zk: ZooKeeper): Promise<void> {
   const runs: Array<Promise<number>> = [];
   for (const [name, mode, workMs] of [['reader-1', '--read', 1200], ['reader-2', '--read', 1200], ['writer', '--write', 600], ['reader-3', '--read', 300]] as const) {
     runs.push(worker(name, [mode, path], workMs, events).done);
-    await queued(zk, path, runs.length);
+    await queued(zk, path, runs.length, runs.at(-1)!);
   }
   const all = Promise.all(runs);
   const groups = await watchQueue(zk, path, all);
