@@ -57,12 +57,16 @@ async function javaProducer(kind: 'plain' | 'multi' | 'priority' | 'delay' | 'id
 }
 
 /** A Node consumer iterating `queue` until stopped; `items` is what it consumed so far. */
-function nodeConsumer(queue: Queue<string> | PriorityQueue<string> | DelayQueue<string> | IdQueue<string>) {
+/** A consumer of `queue`; `workMs`: each item is worked on that long before the next take (in safe mode the item is completed then). */
+function nodeConsumer(queue: Queue<string> | PriorityQueue<string> | DelayQueue<string> | IdQueue<string>, workMs = 0) {
   const controller = new AbortController();
   const items: string[] = [];
   const loop = (async () => {
     try {
-      for await (const item of queue.items({ signal: controller.signal })) items.push(...item.values);
+      for await (const item of queue.items({ signal: controller.signal })) {
+        items.push(...item.values);
+        if (workMs > 0) await new Promise((r) => setTimeout(r, workMs));
+      }
     } catch (err) {
       if (!(err instanceof QueueAbortedError)) throw err;
     }
@@ -109,7 +113,10 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 DistributedQueue and
     const [zk, zk2] = await Promise.all([space.client(), space.client()]);
     const opts = { serializer: stringSerializer, lockPath: '/interop/q2-locks' };
     const jc = await javaConsumer('plain', '/interop/q2', '/interop/q2-locks');
-    const nc = nodeConsumer(new Queue(zk, '/interop/q2', opts));
+    // Each consumer works a little on each item, as a real one does: without it our consumer,
+    // which serves several items from one listing, took all 400 in one CI run (3.9.3, Curator
+    // 5.7.1) and the two consumers never competed.
+    const nc = nodeConsumer(new Queue(zk, '/interop/q2', opts), 5);
     const producer = new Queue(zk2, '/interop/q2', opts);
     await Promise.all([
       javaProducer('plain', '/interop/q2', '/interop/q2-locks', 200, 'j'),
