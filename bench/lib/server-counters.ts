@@ -32,7 +32,7 @@ interface Counters {
   readonly fsyncs: number | undefined;
 }
 
-const number = (text: string, key: string) => {
+const counter = (text: string, key: string) => {
   const m = new RegExp(`^${key}\\s+(\\d+)`, 'm').exec(text);
   return m ? Number(m[1]) : undefined;
 };
@@ -42,7 +42,7 @@ async function read(servers: readonly ServerAddress[]): Promise<Counters> {
     servers.map(async ({ host, port }) => {
       const [mntr, srvr] = await Promise.all([fourLetter(host, port, 'mntr').catch(() => ''), fourLetter(host, port, 'srvr').catch(() => '')]);
       const zxid = /^Zxid: (0x[0-9a-f]+)/m.exec(srvr)?.[1];
-      return { packets: number(mntr, 'zk_packets_received'), fsyncs: number(mntr, 'zk_cnt_fsynctime'), zxid: zxid === undefined ? undefined : BigInt(zxid) };
+      return { packets: counter(mntr, 'zk_packets_received'), fsyncs: counter(mntr, 'zk_cnt_fsynctime'), zxid: zxid === undefined ? undefined : BigInt(zxid) };
     }),
   );
   const all = <T>(values: ReadonlyArray<T | undefined>): T[] | undefined => (values.every((v) => v !== undefined) ? (values as T[]) : undefined);

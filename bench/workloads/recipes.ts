@@ -38,7 +38,7 @@ export async function recipeWorkloads(bench: Bench, connect: string, curator: bo
   const increment = WORKLOAD.atomicIncrement(COUNTER_SESSIONS);
   const query = WORKLOAD.discoveryQuery(INSTANCES);
   if (![put, increment, query, ...takes.map(([, t]) => t)].some((w) => bench.wants(w))) return;
-  const server = serversOf(connect);
+  const servers = serversOf(connect);
   const zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
   let compiled: CompiledJava[] = [];
   let driver: LineChild | undefined;
@@ -54,8 +54,8 @@ export async function recipeWorkloads(bench: Bench, connect: string, curator: bo
 
     const items = bench.n(2000, 50);
     await bench.compare('locks', put, 'items', [
-      [CLIENT.ours, (w) => counted(server, 'Item', () => oursPut(zk, fresh('put'), w ? 100 : items))],
-      ...(driver ? [[CLIENT.curator, (w: boolean) => counted(server, 'Item', () => java(`put ${fresh('put')} ${w ? 100 : items}`))] as const] : []),
+      [CLIENT.ours, (w) => counted(servers, 'Item', () => oursPut(zk, fresh('put'), w ? 100 : items))],
+      ...(driver ? [[CLIENT.curator, (w: boolean) => counted(servers, 'Item', () => java(`put ${fresh('put')} ${w ? 100 : items}`))] as const] : []),
     ] as ReadonlyArray<readonly [string, Repetition]>);
 
     for (const [safe, workload] of takes) {
@@ -70,7 +70,7 @@ export async function recipeWorkloads(bench: Bench, connect: string, curator: bo
           CLIENT.ours,
           async (w) => {
             const path = await filled(w ? 100 : items);
-            return counted(server, 'Item', () => oursTake(zk, path, lockFor(path), w ? 100 : items));
+            return counted(servers, 'Item', () => oursTake(zk, path, lockFor(path), w ? 100 : items));
           },
         ],
         ...(driver
@@ -79,7 +79,7 @@ export async function recipeWorkloads(bench: Bench, connect: string, curator: bo
                 CLIENT.curator,
                 async (w: boolean) => {
                   const path = await filled(w ? 100 : items);
-                  return counted(server, 'Item', () => java(`take ${path} ${lockFor(path) ?? '-'} ${w ? 100 : items}`));
+                  return counted(servers, 'Item', () => java(`take ${path} ${lockFor(path) ?? '-'} ${w ? 100 : items}`));
                 },
               ] as const,
             ]
@@ -94,8 +94,8 @@ export async function recipeWorkloads(bench: Bench, connect: string, curator: bo
         const path = `${root}/counter`;
         const counters = clients.map((c) => new AtomicLong(c, path, { retry: COUNTER_RETRY, promotedToLock: { lockPath: `${path}-lock`, timeout: 30_000 } }));
         await bench.compare('locks', increment, 'increments', [
-          [CLIENT.ours, (w) => counted(server, 'Increment', () => oursIncrement(counters, w ? 1 : seconds))],
-          ...(driver ? [[CLIENT.curator, (w: boolean) => counted(server, 'Increment', () => java(`increment ${path}-curator ${path}-curator-lock ${COUNTER_SESSIONS} ${w ? 1 : seconds}`))] as const] : []),
+          [CLIENT.ours, (w) => counted(servers, 'Increment', () => oursIncrement(counters, w ? 1 : seconds))],
+          ...(driver ? [[CLIENT.curator, (w: boolean) => counted(servers, 'Increment', () => java(`increment ${path}-curator ${path}-curator-lock ${COUNTER_SESSIONS} ${w ? 1 : seconds}`))] as const] : []),
         ] as ReadonlyArray<readonly [string, Repetition]>);
       } finally {
         await Promise.all(clients.map((c) => c.close()));
@@ -111,8 +111,8 @@ export async function recipeWorkloads(bench: Bench, connect: string, curator: bo
         const ours = await ServiceDiscovery.open(zk, { basePath });
         const queries = bench.n(1000, 50);
         await bench.compare('locks', query, 'queries', [
-          [CLIENT.ours, (w) => counted(server, 'Query', () => oursQuery(ours, w ? 50 : queries))],
-          ...(driver && discovery ? [[CLIENT.curator, (w: boolean) => counted(server, 'Query', () => java(`query ${basePath} bench ${w ? 50 : queries} ${INSTANCES}`))] as const] : []),
+          [CLIENT.ours, (w) => counted(servers, 'Query', () => oursQuery(ours, w ? 50 : queries))],
+          ...(driver && discovery ? [[CLIENT.curator, (w: boolean) => counted(servers, 'Query', () => java(`query ${basePath} bench ${w ? 50 : queries} ${INSTANCES}`))] as const] : []),
         ] as ReadonlyArray<readonly [string, Repetition]>);
         await ours.close();
         await registered.close();
