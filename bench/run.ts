@@ -15,7 +15,7 @@ import { availableParallelism } from 'node:os';
 import { mkdirSync, writeFileSync, copyFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ZooKeeper } from '@zk/protocol';
-import { startZooKeeper, type ZooKeeperEnsemble } from '@zk/test/harness';
+import { startZooKeeper, versionManifest, type ZooKeeperEnsemble } from '@zk/test/harness';
 import { Bench } from './lib/bench.js';
 import { renderJson, renderMarkdown, type ReportMeta } from './lib/report.js';
 import { renderScaleSvg, renderSvg } from './lib/svg.js';
@@ -78,6 +78,11 @@ const started: ZooKeeperEnsemble[] = [];
 const serverOptions = { own: true, jvmOptions: ['-Xmx1g'], config: { clientPortListenBacklog: 1024 }, ...(pinned ? { cpus: serverCpus } : {}) } as const;
 let serverDescription = 'external';
 const versions: Record<string, string> = { 'node-zookeeper-client': '1.1.3' };
+// The local servers, and the Curator the recipe, cache, leader and scale drivers compile against,
+// follow ZK_VERSION (the harness's line: 3.9 brings Curator 5.7.1); the raw driver uses Debian's jars.
+const line = versionManifest();
+if (!connectArg) versions['ZooKeeper server'] = line.version;
+if (line.curator) versions['Curator (recipe, cache, leader and scale drivers)'] = line.curator.version;
 
 /** Every workload (or, for an ensemble pass, the main ones) against `connect`. */
 async function pass(connect: string, full: boolean): Promise<void> {
