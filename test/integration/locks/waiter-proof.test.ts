@@ -4,12 +4,12 @@
  * T = 2 s before this): a connected session notes which of its requests the server answered and
  * when (a timer, no request, no write), so the first proof write of a hold confirms an answer from
  * before it, instead of waiting about T/4 for one to age. Waiters anywhere in the queue, and the
- * first lease of a session idle for longer than its handshake proves.
+ * first lease of a session idle for longer than its handshake proves; the herd lock's waiters too.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChannelName, type ProofMessage, type ZooKeeper } from '@zk/protocol';
-import { LeaderLatch, Mutex } from '@zk/locks';
+import { ExclusiveLock, LeaderLatch, Mutex } from '@zk/locks';
 import { TestSpace } from '../../harness/fixtures.js';
 
 const T = 2000;
@@ -73,6 +73,28 @@ describe('quorum proof - lock waiters', () => {
     expect(writesOf(zk)).toBe(1);
     expect(zk.quorumDeadline - performance.now()).toBeGreaterThan(T / 4);
     await lease.release();
+  });
+
+  it('ExclusiveLock: the waiter that wins the race after a release leads one proof write later, and so does the next', async () => {
+    const [a, b, c] = await Promise.all([0, 1, 2].map(() => space.client({ sessionTimeout: T })));
+    const held = await new ExclusiveLock(a!, '/herd').acquire();
+    // Both waiters race on every release (no queue): each resolves with when it won.
+    const waiting = [b!, c!].map((zk) => new ExclusiveLock(zk, '/herd').acquire().then((lease) => ({ zk, lease, at: performance.now() })));
+    await idle(1.5 * T);
+    expect(writesOf(b!) + writesOf(c!)).toBe(0);
+    const from = proofs.length;
+    const t0 = performance.now();
+    await held.release();
+    const first = await Promise.race(waiting);
+    expect(first.at - t0).toBeLessThan(T / 4);
+    expect(writesOf(first.zk, from)).toBe(1);
+    expect(first.zk.quorumDeadline - performance.now()).toBeGreaterThan(T / 4);
+    const t1 = performance.now();
+    await first.lease.release();
+    const second = (await Promise.all(waiting)).find((w) => w.zk !== first.zk)!;
+    expect(second.at - t1).toBeLessThan(T / 4);
+    expect(writesOf(second.zk, from)).toBe(1);
+    await second.lease.release();
   });
 
   it('LeaderLatch: the next candidate leads one proof write after the leader closes', async () => {
