@@ -3,10 +3,10 @@
  * server, repetitions interleaved.
  */
 import { execFile } from 'node:child_process';
-import { connect as netConnect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { CreateMode, ZooKeeper } from '@zk/protocol';
+import { bareSocket } from '../lib/bare-socket.js';
 import type { Bench, Repetition } from '../lib/bench.js';
 import { CLIENT, WORKLOAD } from '../lib/names.js';
 import { measure, median, timed, type Sample } from '../lib/stats.js';
@@ -186,85 +186,31 @@ export async function rawWorkloads(bench: Bench, c: RawClients, base: string): P
   ]);
 }
 
-/** The handshake of a new session (timeout 10 s), then closeSession (xid 1): fixed bytes. */
-const BARE_HELLO = (() => {
-  const b = Buffer.alloc(4 + 44 + 1);
-  b.writeInt32BE(45, 0); // length; protocolVersion 0, lastZxidSeen 0
-  b.writeInt32BE(10_000, 16); // timeOut; sessionId 0
-  b.writeInt32BE(16, 28); // passwd: 16 zero bytes; readOnly false
-  return b;
-})();
-const BARE_CLOSE = Buffer.from([0, 0, 0, 8, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xf5]);
-
-/** One session on a bare socket (see the floor row); resolves connected with a close function. */
-function bareSession(connectString: string): Promise<() => Promise<void>> {
-  const [host, port] = connectString.split(',')[0]!.split('/')[0]!.split(':') as [string, string];
-  return new Promise((resolve, reject) => {
-    const socket = netConnect({ host, port: Number(port) });
-    socket.setNoDelay(true);
-    const closed = new Promise<void>((done) => socket.once('close', () => done()));
-    socket.once('error', reject);
-    socket.once('connect', () => socket.write(BARE_HELLO));
-    socket.on('end', () => socket.end());
-    socket.once('data', () =>
-      resolve(() => {
-        socket.write(BARE_CLOSE);
-        return closed;
-      }),
-    );
-  });
+/** One session on a bare socket (see the floor row); resolves connected with its close function. */
+async function bareSession(connectString: string): Promise<() => Promise<void>> {
+  const session = await bareSocket(connectString);
+  return () => session.close();
 }
 
 /**
- * `count` getData requests of `path`, one at a time, on a bare socket of a new session: each
- * request a fixed frame (only the xid changes), each reply counted by its length prefix and not
- * parsed. What the kernel, the loopback and the server cost a round trip, below which no Node
- * client can go; the handshake and the close are not timed.
+ * `count` getData requests of `path`, one at a time, on a bare socket of a new session (see
+ * lib/bare-socket.ts): the handshake and the close are not timed.
  */
 async function bareGets(connectString: string, path: string, count: number): Promise<Sample> {
-  const [host, port] = connectString.split(',')[0]!.split('/')[0]!.split(':') as [string, string];
-  const socket = netConnect({ host, port: Number(port) });
-  socket.setNoDelay(true);
-  const closed = new Promise<void>((done) => socket.once('close', () => done()));
-  let pending: Buffer = Buffer.alloc(0);
-  let onFrame: (() => void) | undefined;
-  socket.on('data', (chunk: Buffer) => {
-    pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
-    while (pending.length >= 4 && pending.length >= 4 + pending.readInt32BE(0)) {
-      pending = pending.subarray(4 + pending.readInt32BE(0));
-      onFrame?.();
-    }
-  });
-  const frame = () => new Promise<void>((resolve) => (onFrame = resolve));
-  await new Promise<void>((resolve, reject) => {
-    socket.once('error', reject);
-    socket.once('connect', () => resolve());
-  });
-  const hello = frame();
-  socket.write(BARE_HELLO);
-  await hello;
-  const name = Buffer.from(path);
-  const request = Buffer.alloc(4 + 4 + 4 + 4 + name.length + 1);
-  request.writeInt32BE(request.length - 4, 0);
-  request.writeInt32BE(4, 8); // getData
-  request.writeInt32BE(name.length, 12);
-  name.copy(request, 16); // then watch: false
-  const sample = await timed(async () => {
-    const latenciesUs: number[] = [];
-    for (let xid = 1; xid <= count; xid++) {
-      request.writeInt32BE(xid, 4);
-      const reply = frame();
-      const t0 = performance.now();
-      socket.write(request);
-      await reply;
-      latenciesUs.push((performance.now() - t0) * 1000);
-    }
-    return { ops: count, latenciesUs };
-  });
-  socket.write(BARE_CLOSE);
-  socket.on('end', () => socket.end());
-  await closed;
-  return sample;
+  const session = await bareSocket(connectString, path);
+  try {
+    return await timed(async () => {
+      const latenciesUs: number[] = [];
+      for (let i = 0; i < count; i++) {
+        const t0 = performance.now();
+        await session.getData();
+        latenciesUs.push((performance.now() - t0) * 1000);
+      }
+      return { ops: count, latenciesUs };
+    });
+  } finally {
+    await session.close();
+  }
 }
 
 const COLD_CHILD = fileURLToPath(new URL('../../workloads/cold-connect.mjs', import.meta.url));
