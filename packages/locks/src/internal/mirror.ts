@@ -1,7 +1,8 @@
 /**
  * A lock directory's children as the ensemble has them, kept current by a persistent recursive
- * watch (ZooKeeper 3.6+): the groundwork of an acquire that sends its create alone, with no
- * listing (issue 26). Not used by the acquire engine yet.
+ * watch (ZooKeeper 3.6+), so that an acquire can send its create alone, with no listing (the
+ * locks' `mirror` option; issue 26). {@link liveMirror} and {@link noteFirstDecision} are what
+ * the acquire engine uses; the class is the mirror itself.
  *
  * Why it is exact:
  * - The watch is registered before the base listing is read (one session, one order), so every
@@ -22,7 +23,7 @@
  * reply is handled (the watch is not what it should be), or on {@link DirectoryMirror.close}.
  * An ended mirror removes its watch and answers `undefined`: the caller lists instead.
  */
-import type { WatchedEvent, ZooKeeper } from '@zk/protocol';
+import { UnimplementedError, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
 import { attemptIdOf } from './names.js';
 
 /** What {@link DirectoryMirror.open} needs besides the client and the directory. */
@@ -171,4 +172,89 @@ export class DirectoryMirror {
       this.zk.removeLocalWatch('persistentRecursive', this.dir, this.#onEvent);
     });
   }
+}
+
+/** Acquires in a row that found the directory holding their node alone, before a mirror is opened. */
+export const SOLITARY_BEFORE_MIRROR = 2;
+/** A mirror not used by an acquire for this long is closed (ms). */
+export const MIRROR_IDLE_MS = 30_000;
+
+/** What the engine keeps per client and lock directory. */
+interface DirState {
+  /** Uncontended acquires in a row (reset by any other). */
+  solitary: number;
+  mirror: DirectoryMirror | undefined;
+  opening: boolean;
+  idle: NodeJS.Timeout | undefined;
+}
+
+const dirs = new WeakMap<ZooKeeper, Map<string, DirState>>();
+/** Clients whose server has no persistent watches (an addWatch answered Unimplemented). */
+const unsupported = new WeakSet<ZooKeeper>();
+
+function stateOf(zk: ZooKeeper, dir: string): DirState {
+  let byDir = dirs.get(zk);
+  if (byDir === undefined) dirs.set(zk, (byDir = new Map()));
+  let state = byDir.get(dir);
+  if (state === undefined) byDir.set(dir, (state = { solitary: 0, mirror: undefined, opening: false, idle: undefined }));
+  return state;
+}
+
+function forget(zk: ZooKeeper, dir: string, state: DirState): void {
+  if (state.idle !== undefined) clearTimeout(state.idle);
+  state.idle = undefined;
+  state.mirror = undefined;
+  state.solitary = 0;
+  if (!state.opening) dirs.get(zk)?.delete(dir);
+}
+
+/**
+ * The live mirror of `dir` for an acquire about to be made on `zk`, if there is one (its idle
+ * time starts again); an ended one is forgotten here.
+ */
+export function liveMirror(zk: ZooKeeper, dir: string): DirectoryMirror | undefined {
+  const state = dirs.get(zk)?.get(dir);
+  const mirror = state?.mirror;
+  if (state === undefined || mirror === undefined) return undefined;
+  if (mirror.ended !== undefined) {
+    forget(zk, dir, state);
+    return undefined;
+  }
+  state.idle?.refresh();
+  return mirror;
+}
+
+/**
+ * Told the first decision of each acquire on `dir` with the option on: `solitary` when our node
+ * was the only child. After {@link SOLITARY_BEFORE_MIRROR} in a row a mirror is opened in the
+ * background (one addWatch and one listing, not on any acquire's path), with the node of attempt
+ * `attemptId` as ours; never on a 3.4 server, nor again on a client whose server lacked addWatch.
+ */
+export function noteFirstDecision(zk: ZooKeeper, dir: string, attemptId: string | undefined, solitary: boolean): void {
+  const state = stateOf(zk, dir);
+  if (!solitary) {
+    if (state.mirror === undefined && !state.opening) forget(zk, dir, state);
+    else state.solitary = 0;
+    return;
+  }
+  if (state.mirror !== undefined || state.opening || ++state.solitary < SOLITARY_BEFORE_MIRROR) return;
+  if (unsupported.has(zk) || zk.state !== 'connected' || zk.serverGeneration() !== 'modern' || typeof zk.addWatch !== 'function') return;
+  state.opening = true;
+  DirectoryMirror.open(zk, dir, { ours: attemptId === undefined ? [] : [attemptId] }).then(
+    (mirror) => {
+      state.opening = false;
+      if (mirror.ended !== undefined) return forget(zk, dir, state);
+      state.mirror = mirror;
+      state.idle = setTimeout(() => {
+        forget(zk, dir, state);
+        void mirror.close();
+      }, MIRROR_IDLE_MS);
+      state.idle.unref();
+    },
+    (err: unknown) => {
+      state.opening = false;
+      if (err instanceof UnimplementedError) unsupported.add(zk);
+      forget(zk, dir, state);
+    },
+  );
 }
