@@ -13,8 +13,6 @@ export const CLIENT = {
   oursCoalesced: 'ours, coalesceReads',
   /** Ours with the Mutex `localQueue` option (in-process hand-offs), on the hand-off workloads. */
   oursLocalQueue: 'ours, localQueue',
-  /** Ours with the locks' `mirror` option (the create sent alone once the directory is mirrored). */
-  oursMirror: 'ours, mirror',
   /**
    * Ours loaded as tsc's one module per source file (the workspace build) instead of the
    * published single-file entry, on the first-connect workload.

@@ -87,7 +87,7 @@ export interface Versus {
   readonly cpu: number | undefined;
 }
 
-const isOurs = (client: string) => client === CLIENT.ours || client === CLIENT.oursCoalesced || client === CLIENT.oursMirror;
+const isOurs = (client: string) => client === CLIENT.ours || client === CLIENT.oursCoalesced;
 
 /** Ours (each configuration of ours) against every peer that ran the same workload (scale curve points aside: their tables carry the ratios). */
 export function versusRows(rows: readonly Row[]): Versus[] {
@@ -150,10 +150,6 @@ export function evaluateTargets(rows: readonly Row[]): TargetResult[] {
   // The floor: the create2 and the listing pipelined on the raw client, no lock code (the acquire's one round trip).
   const floor = pairOverCreate === undefined ? '' : `; the raw create2 + listing pipelined (the floor, no lock code): ${x(pairOverCreate)} of a create`;
   add('uncontended Mutex acquire p50 <= 1.15x one create round trip (interleaved)', [overCreate], ([r]) => `${x(r)} of a create${overCreate2 === undefined ? '' : `, ${x(overCreate2)} of the ephemeral-sequential create2 it sends`}${floor}`, ([r]) => r! <= 1.15 + EPS);
-  const mirrored = row(WORKLOAD.uncontended('Mutex'), CLIENT.oursMirror);
-  const mirroredOver = mirrored?.summary.metrics['acquireOverCreate']?.median;
-  const mirroredRequests = mirrored?.summary.metrics['requestsPerAcquire']?.median;
-  add('uncontended Mutex acquire p50 <= 1.15x one create round trip (interleaved), mirror option', [mirroredOver], ([r]) => `${x(r)} of a create${mirroredRequests === undefined ? '' : `, ${mirroredRequests.toFixed(2)} requests per acquire`}`, ([r]) => r! <= 1.15 + EPS);
   add('uncontended Mutex acquire p50 <= 1.15x one create round trip (separate workloads)', [mutex?.summary.p50?.median, create], ([a, c]) => `${int(a)} µs = ${x(a! / c!)} of ${int(c)} µs`, ([a, c]) => a! / c! <= 1.15 + EPS);
   const curatorMutex = row(WORKLOAD.uncontended('Mutex'), CLIENT.curator);
   add('uncontended Mutex acquire p50 about 0.7x Curator (informative)', [ratio(mutex?.summary.p50?.median, curatorMutex?.summary.p50?.median)], ([r]) => x(r), ([r]) => r! <= 0.7 + EPS);

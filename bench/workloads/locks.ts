@@ -32,23 +32,8 @@ export async function lockWorkloads(bench: Bench, connect: string, zk: ZooKeeper
   // Uncontended: latency of the acquire alone; requests per acquire counted on the side (a
   // diagnostics subscriber costs CPU, so never during the timed loop).
   for (const kind of ['Mutex', 'ExclusiveLock', 'write lock'] as const) {
-    const ours = uncontended(lockOf(kind, zk, `${base}/uncontended/${kind.replace(' ', '-')}`));
-    // The mirror option (Mutex only here): after two acquires the create goes alone.
-    const mirrored = kind === 'Mutex' ? uncontended(new Mutex(zk, `${base}/uncontended/Mutex-mirror`, { mirror: true })) : undefined;
-    const curator = java && kind !== 'ExclusiveLock' ? java : undefined;
-    const peerPath = `${base}/uncontended-curator/${kind.replace(' ', '-')}`;
-    await bench.compare('locks', WORKLOAD.uncontended(kind), 'acquisitions', [
-      [CLIENT.ours, ours],
-      ...(mirrored ? [[CLIENT.oursMirror, mirrored] as const] : []),
-      ...(curator
-        ? [[CLIENT.curator, (w: boolean) => counted(servers, 'Acquisition', () => curator.run({ workload: kind === 'Mutex' ? 'mutexUncontended' : 'writeLockUncontended', path: peerPath, count: w ? Math.round(n / 5) : n }))] as const]
-        : []),
-    ]);
-  }
-
-  /** One repetition of the uncontended loop on `lock`, with the requests per acquire and the interleaved baseline. */
-  function uncontended(lock: LockBase): Repetition {
-    return async (w) => {
+    const lock = lockOf(kind, zk, `${base}/uncontended/${kind.replace(' ', '-')}`);
+    const ours: Repetition = async (w) => {
       const sample = await counted(servers, 'Acquisition', () => timed(async () => {
         const count = w ? Math.round(n / 5) : n;
         const latenciesUs: number[] = [];
@@ -68,6 +53,14 @@ export async function lockWorkloads(bench: Bench, connect: string, zk: ZooKeeper
       }
       return { ...sample, metrics: { ...sample.metrics, requestsPerAcquire: requests / 20, ...(w ? {} : await baseline(zk, lock, `${base}/baseline`, 300)) } };
     };
+    const curator = java && kind !== 'ExclusiveLock' ? java : undefined;
+    const peerPath = `${base}/uncontended-curator/${kind.replace(' ', '-')}`;
+    await bench.compare('locks', WORKLOAD.uncontended(kind), 'acquisitions', [
+      [CLIENT.ours, ours],
+      ...(curator
+        ? [[CLIENT.curator, (w: boolean) => counted(servers, 'Acquisition', () => curator.run({ workload: kind === 'Mutex' ? 'mutexUncontended' : 'writeLockUncontended', path: peerPath, count: w ? Math.round(n / 5) : n }))] as const]
+        : []),
+    ]);
   }
 
   // Contended: every session loops acquire/release with no hold; hand-offs per second and the

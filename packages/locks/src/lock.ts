@@ -22,19 +22,6 @@ export interface LockOptions extends GuardOptions {
    * any other session gets NoAuthError. Checked when the lock is made (InvalidArgumentError).
    */
   acl?: readonly ACL[] | undefined;
-  /**
-   * Mutex and ReadWriteLock (ignored by ExclusiveLock): once two acquires in a row through this
-   * client found the lock free and its directory empty, keep a copy of the directory's children
-   * by a persistent recursive watch (ZooKeeper 3.6+; one addWatch and one listing, off the
-   * acquire's path), so that later acquires send their create alone: one request instead of the
-   * create and the listing, and a reply sooner. The copy is exact at our create (the server sends
-   * the event of a change before the reply of any later request), and it ends, falling back to
-   * listing, at the first node another session creates in the directory (so a contended lock
-   * causes no herd of events), when the connection drops, or after 30 s without an acquire; it
-   * counts in `zk.watchCount` while it lasts. Same nodes and order as without it (Curator
-   * interoperates unchanged). Default: false.
-   */
-  mirror?: boolean | undefined;
 }
 
 /** Options of one acquire. */
@@ -122,7 +109,6 @@ export abstract class LockBase {
     if (options.suspendedGrace !== undefined && (!Number.isFinite(options.suspendedGrace) || options.suspendedGrace < 0)) {
       throw new InvalidArgumentError('suspendedGrace', `must be a number of ms >= 0, got ${String(options.suspendedGrace)}`);
     }
-    if (options.mirror !== undefined && typeof options.mirror !== 'boolean') throw new InvalidArgumentError('mirror', `must be a boolean, got ${String(options.mirror)}`);
     this.zk = zk;
     this.path = path;
     this.options = options;

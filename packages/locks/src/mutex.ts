@@ -61,7 +61,7 @@ export class Mutex extends LockBase {
       path,
       maxHandoffs,
       acquireNode: async (timeout, signal) => {
-        const node = await acquireNode({ zk: this.zk, path: this.path, driver: mutexDriver, data: this.data, acl: this.acl, mirror: this.options.mirror, timeout, signal });
+        const node = await acquireNode({ zk: this.zk, path: this.path, driver: mutexDriver, data: this.data, acl: this.acl, timeout, signal });
         return guard(this.zk, this.path, node.nodePath, node.czxid, this.options, () => undefined, false, 'mutex');
       },
     });
@@ -76,7 +76,7 @@ export class Mutex extends LockBase {
 
   /** @internal */
   protected acquireNode(options: AcquireOptions, _owner: unknown, trace?: AcquireTrace): Promise<HeldNode> {
-    return acquireNode({ zk: this.zk, path: this.path, driver: mutexDriver, data: this.data, acl: this.acl, mirror: this.options.mirror, timeout: options.timeout, signal: options.signal, trace });
+    return acquireNode({ zk: this.zk, path: this.path, driver: mutexDriver, data: this.data, acl: this.acl, timeout: options.timeout, signal: options.signal, trace });
   }
 
   /** @internal */

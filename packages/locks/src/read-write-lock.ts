@@ -65,7 +65,7 @@ export class WriteLock extends LockBase {
   /** @internal */
   protected acquireNode(options: AcquireOptions, owner: unknown, trace?: AcquireTrace): Promise<HeldNode> {
     if (owner !== undefined && this.#read().isHeldBy(owner) && !this.isHeldBy(owner)) throw new LockUpgradeError(this.path);
-    return acquireNode({ zk: this.zk, path: this.path, driver: writeDriver, data: this.data, acl: this.acl, mirror: this.options.mirror, timeout: options.timeout, signal: options.signal, trace });
+    return acquireNode({ zk: this.zk, path: this.path, driver: writeDriver, data: this.data, acl: this.acl, timeout: options.timeout, signal: options.signal, trace });
   }
 }
 
@@ -88,7 +88,7 @@ export class ReadLock extends LockBase {
   protected async acquireNode(options: AcquireOptions, owner: unknown, trace?: AcquireTrace): Promise<HeldNode> {
     const writeNode = this.#write.heldNode(owner ?? ownerOf(options));
     if (writeNode) return this.#downgrade(writeNode);
-    return acquireNode({ zk: this.zk, path: this.path, driver: readDriver, data: this.data, acl: this.acl, mirror: this.options.mirror, timeout: options.timeout, signal: options.signal, trace });
+    return acquireNode({ zk: this.zk, path: this.path, driver: readDriver, data: this.data, acl: this.acl, timeout: options.timeout, signal: options.signal, trace });
   }
 
   // The read node gets the write node's sequence (an ephemeral node with that exact name), so it

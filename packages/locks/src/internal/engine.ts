@@ -7,10 +7,7 @@
  * - the create and the listing are sent back to back without waiting: the server handles one
  *   session's requests in order, so the listing already contains our node (one round trip);
  * - when the node we wait for was the last obstacle (`thenHolds`), its deletion event hands us
- *   the lock without listing again;
- * - with the `mirror` option, after uncontended acquires the directory is kept by a watch
- *   (internal/mirror.ts) and the create goes alone: its children come from the mirror once the
- *   event of our node is in. Any doubt (the mirror ended) falls back to a listing.
+ *   the lock without listing again.
  */
 import type { AcquireTrace } from '../diagnostics.js';
 import { ConnectionLossError, CreateMode, NodeExistsError, NoNodeError, type ACL, type Stat, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
@@ -18,7 +15,6 @@ import { LeaseLostError } from '../errors.js';
 import { Attempt, connected, deleteGuaranteed, removeNode, sweepAttempt } from './attempt.js';
 import type { LockDriver } from './drivers.js';
 import { attemptIdOf, newAttemptId, protectedName, sortChildren } from './names.js';
-import { liveMirror, noteFirstDecision } from './mirror.js';
 import { freshProof, proofIsFresh } from './proof.js';
 
 export { connected, deleteGuaranteed };
@@ -38,8 +34,6 @@ export interface AcquireSpec {
   readonly signal: AbortSignal | undefined;
   /** The wait's `zk:lock:acquire` trace, when traced: told our queue position at the first listing. */
   readonly trace?: AcquireTrace | undefined;
-  /** The locks' `mirror` option: keep the directory by a watch after uncontended acquires, and then send the create alone. */
-  readonly mirror?: boolean | undefined;
 }
 
 /** The node that holds the lock for us. */
@@ -94,11 +88,9 @@ async function createQueued(spec: AcquireSpec, attempt: Attempt, create: CreateS
   const prefix = `${path}/${protectedName(create.attemptId, driver.lockName)}`;
   for (let parentRetries = 0; ; ) {
     attempt.check();
-    const mirror = spec.mirror === true ? liveMirror(zk, path) : undefined;
-    mirror?.claim(create.attemptId);
     const created = zk.createWithStat(prefix, spec.data, { mode: CreateMode.EPHEMERAL_SEQUENTIAL, acl: spec.acl });
-    const listed = mirror === undefined ? zk.getChildren(path) : undefined;
-    listed?.catch(() => undefined); // its failure is the create's failure, handled below
+    const listed = zk.getChildren(path);
+    listed.catch(() => undefined); // its failure is the create's failure, handled below
     create.inFlight = created;
     let result: { path: string; stat: Stat };
     try {
@@ -121,8 +113,6 @@ async function createQueued(spec: AcquireSpec, attempt: Attempt, create: CreateS
       throw err;
     }
     create.node = { nodePath: result.path, name: result.path.slice(path.length + 1), czxid: result.stat.czxid };
-    // The mirror's children once it has our node's creation; undefined (it ended): listed next.
-    if (listed === undefined) return { node: create.node, children: await attempt.race(mirror!.childrenWith(create.node.name)) };
     try {
       return { node: create.node, children: await attempt.race(listed) };
     } catch (err) {
@@ -167,7 +157,6 @@ async function waitForTurn(spec: AcquireSpec, attempt: Attempt, node: HeldNode, 
   const { zk, path, driver } = spec;
   let children = first.children;
   first.children = undefined;
-  let firstDecision = spec.mirror === true;
   for (;;) {
     try {
       children ??= await attempt.race(zk.getChildren(path));
@@ -175,10 +164,6 @@ async function waitForTurn(spec: AcquireSpec, attempt: Attempt, node: HeldNode, 
       if (spec.trace !== undefined && spec.trace.position === undefined) spec.trace.position = Math.max(0, sorted.indexOf(node.name));
       const decision = driver.decide(sorted, node.name);
       children = undefined;
-      if (firstDecision) {
-        firstDecision = false;
-        noteFirstDecision(zk, path, attemptIdOf(node.name), decision.kind === 'holds' && sorted.length === 1);
-      }
       if (decision.kind === 'holds') return;
       if (decision.kind === 'lost') throw new LeaseLostError(path, `our lock node ${node.nodePath} is gone (session expired, or deleted by someone else)`, { cause: new NoNodeError(undefined, { path: node.nodePath }) });
       if (attempt.expired) throw attempt.timeoutError();
