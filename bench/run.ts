@@ -80,9 +80,16 @@ let serverDescription = 'external';
 const versions: Record<string, string> = { 'node-zookeeper-client': '1.1.3' };
 // The local servers, and the Curator the recipe, cache, leader and scale drivers compile against,
 // follow ZK_VERSION (the harness's line: 3.9 brings Curator 5.7.1); the raw driver uses Debian's jars.
-const line = versionManifest();
-if (!connectArg) versions['ZooKeeper server'] = line.version;
-if (line.curator) versions['Curator (recipe, cache, leader and scale drivers)'] = line.curator.version;
+// Against an external ensemble on a machine without the jars there is no manifest: nothing to record.
+const line = (() => {
+  try {
+    return versionManifest();
+  } catch {
+    return undefined;
+  }
+})();
+if (line && !connectArg) versions['ZooKeeper server'] = line.version;
+if (line?.curator) versions['Curator (recipe, cache, leader and scale drivers)'] = line.curator.version;
 
 /** Every workload (or, for an ensemble pass, the main ones) against `connect`. */
 async function pass(connect: string, full: boolean): Promise<void> {
