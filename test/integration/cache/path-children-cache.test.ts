@@ -189,6 +189,9 @@ describe.skipIf(isZooKeeper34())('path children cache - outages, expiry, close, 
         // events until the end
       }
     })();
+    // The stream may fail while the expiry is still being made: handled now, checked below (in CI
+    // at 3cb7d83 its rejection came before the check below was attached, and vitest failed the run).
+    drained.catch(() => undefined);
     await space.expire(zk);
     await expect(cache.done).rejects.toBeInstanceOf(SessionExpiredError);
     await expect(drained).rejects.toBeInstanceOf(SessionExpiredError);
