@@ -117,7 +117,8 @@ async function queued(zk: ZooKeeper, path: string, n: number, exited: Promise<un
   let seen = seenUnder.get(path);
   if (!seen) seenUnder.set(path, (seen = new Set()));
   let gone = false;
-  void exited.finally(() => (gone = true));
+  const exit = () => void (gone = true);
+  exited.then(exit, exit);
   for (;;) {
     for (const name of await zk.getChildren(path).catch(() => [] as string[])) seen.add(name);
     if (seen.size >= n || gone) return;

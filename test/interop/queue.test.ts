@@ -56,8 +56,10 @@ async function javaProducer(kind: 'plain' | 'multi' | 'priority' | 'delay' | 'id
   return started;
 }
 
-/** A Node consumer iterating `queue` until stopped; `items` is what it consumed so far. */
-/** A consumer of `queue`; `workMs`: each item is worked on that long before the next take (in safe mode the item is completed then). */
+/**
+ * A Node consumer iterating `queue` until stopped; `items` is what it consumed so far. `workMs`:
+ * each item is worked on that long before the next take (in safe mode the item is completed then).
+ */
 function nodeConsumer(queue: Queue<string> | PriorityQueue<string> | DelayQueue<string> | IdQueue<string>, workMs = 0) {
   const controller = new AbortController();
   const items: string[] = [];
