@@ -224,6 +224,7 @@ describe.skipIf(noCache)(`discovery - cache and provider${noCache ? ' (skipped: 
     controller.abort(new Error('stop'));
     await expect(aborted).rejects.toSatisfy((e) => e instanceof DiscoveryAbortedError && (e.cause as Error).message === 'stop');
     const pending = cache.waitFor();
+    pending.catch(() => undefined); // it rejects while close() runs, before the check below: handled now
     const stream = cache.changes();
     await discovery.close();
     await expect(pending).rejects.toSatisfy((e) => e instanceof DiscoveryError && e.kind === 'closed');
@@ -315,6 +316,9 @@ describe('discovery - sessions', () => {
     await discovery.register({ name: 'x', id: 'a' });
     const cache = await discovery.cache('x');
     const wait = cache.waitFor((l) => l.length === 2);
+    // It rejects while the expiry is still being made (in CI's 3.9.3 pass at 2adbf14, before the check
+    // below was attached, and vitest failed the run): handled now, checked below.
+    wait.catch(() => undefined);
     await space.expire(zk);
     await expect(wait).rejects.toMatchObject({ name: 'SessionExpiredError' });
     expect(cache.closed).toBe(true);
