@@ -13,6 +13,7 @@ import type { AcquireTrace } from '../diagnostics.js';
 import { ConnectionLossError, CreateMode, NodeExistsError, NoNodeError, type ACL, type Stat, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
 import { LeaseLostError } from '../errors.js';
 import { Attempt, connected, deleteGuaranteed, removeNode, sweepAttempt } from './attempt.js';
+import { checkClient } from './client.js';
 import type { LockDriver } from './drivers.js';
 import { attemptIdOf, newAttemptId, protectedName, sortChildren } from './names.js';
 import { freshProof, proofIsFresh } from './proof.js';
@@ -53,71 +54,94 @@ const MAX_PARENT_RETRIES = 5;
  * Acquires: resolves once our node holds the lock. Every wait is bounded by the attempt (see
  * attempt.ts); on any failure our node is removed, or swept in the background when the create's
  * outcome is unknown.
+ *
+ * The attempt's bounds are armed lazily when nothing could end the attempt before the first
+ * round trip answers: no signal, no deadline that could pass (no timeout, or 0), and a connected
+ * session, whose end fails the requests in flight before it is reported. The uncontended acquire
+ * then holds without arming them at all; any other turn (a failed create, a wait, a proof to
+ * renew) arms them first, and a session that ended meanwhile gives the same typed reason as
+ * when armed from the start.
  */
 export async function acquireNode(spec: AcquireSpec): Promise<HeldNode> {
-  const attempt = new Attempt(spec.zk, spec.path, spec.timeout, spec.signal);
-  const attemptId = newAttemptId();
-  const create: CreateState = { attemptId, inFlight: undefined, unknown: false, node: undefined };
+  checkClient(spec.zk); // before any request, and before the client's state is read
+  const state: AcquireState = { attemptId: newAttemptId(), inFlight: undefined, unknown: false, node: undefined, attempt: undefined };
+  if (spec.signal !== undefined || (spec.timeout !== undefined && spec.timeout > 0) || spec.zk.state !== 'connected') armed(spec, state);
   try {
-    attempt.check();
-    const queued = await createQueued(spec, attempt, create);
-    await waitForTurn(spec, attempt, queued.node, queued);
+    state.attempt?.check();
+    const queued = await createQueued(spec, state);
+    // Alone in the queue (the uncontended acquire): held, with nothing to sort or wait for.
+    const alone = queued.children?.length === 1 && queued.children[0] === queued.node.name;
+    if (alone && spec.trace !== undefined) spec.trace.position = 0;
+    if (!alone || spec.driver.decide(queued.children!, queued.node.name).kind !== 'holds') await waitForTurn(spec, state, queued.node, queued);
     // No lease is born at risk: a proof too old to last is renewed first (internal/proof.ts).
-    if (!proofIsFresh(spec.zk)) await attempt.race(freshProof(spec.zk, attempt.signal));
+    if (!proofIsFresh(spec.zk)) {
+      const attempt = armed(spec, state);
+      await attempt.race(freshProof(spec.zk, attempt.signal));
+    }
     return queued.node;
   } catch (err) {
-    if (create.node) await removeNode(spec.zk, create.node.nodePath, err);
-    else if (create.inFlight || create.unknown) sweepAttempt(spec.zk, spec.path, attemptId, create.inFlight, err);
+    if (state.node) await removeNode(spec.zk, state.node.nodePath, err);
+    else if (state.inFlight || state.unknown) sweepAttempt(spec.zk, spec.path, state.attemptId, state.inFlight, err);
     throw err;
   } finally {
-    attempt.end();
+    state.attempt?.end();
   }
 }
 
-/** What we know of our creates: one in flight, one that may have happened, or our node. */
-interface CreateState {
+/** What one acquire knows: its attempt's bounds once armed, and of its creates: one in flight, one that may have happened, or our node. */
+interface AcquireState {
   readonly attemptId: string;
   inFlight: Promise<{ path: string; stat: Stat }> | undefined;
   unknown: boolean;
   node: HeldNode | undefined;
+  attempt: Attempt | undefined;
+}
+
+/** The acquire's bounds, armed now if they were not yet (see {@link acquireNode}). */
+function armed(spec: AcquireSpec, state: AcquireState): Attempt {
+  return (state.attempt ??= new Attempt(spec.zk, spec.path, spec.timeout, spec.signal));
 }
 
 /** Creates our protected ephemeral-sequential node and lists the queue in the same round trip. */
-async function createQueued(spec: AcquireSpec, attempt: Attempt, create: CreateState): Promise<{ node: HeldNode; children?: string[] | undefined }> {
+async function createQueued(spec: AcquireSpec, state: AcquireState): Promise<{ node: HeldNode; children?: string[] | undefined }> {
   const { zk, path, driver } = spec;
-  const prefix = `${path}/${protectedName(create.attemptId, driver.lockName)}`;
+  const prefix = `${path}/${protectedName(state.attemptId, driver.lockName)}`;
   for (let parentRetries = 0; ; ) {
-    attempt.check();
+    const bounded = state.attempt;
+    bounded?.check();
     const created = zk.createWithStat(prefix, spec.data, { mode: CreateMode.EPHEMERAL_SEQUENTIAL, acl: spec.acl });
     const listed = zk.getChildren(path);
     listed.catch(() => undefined); // its failure is the create's failure, handled below
-    create.inFlight = created;
+    state.inFlight = created;
     let result: { path: string; stat: Stat };
     try {
-      result = await attempt.race(created);
-      create.inFlight = undefined;
+      result = await (bounded === undefined ? created : bounded.race(created));
+      state.inFlight = undefined;
     } catch (err) {
-      if (attempt.stopped && err === attempt.reason) throw err; // the create may still answer: swept
-      create.inFlight = undefined;
+      if (bounded !== undefined && bounded.stopped && err === bounded.reason) throw err; // the create may still answer: swept
+      state.inFlight = undefined;
+      const attempt = armed(spec, state);
+      if (err instanceof ConnectionLossError) state.unknown = true; // the create may have happened
+      // Armed only now: a session that ended meanwhile is the reason, as if armed from the start.
+      if (bounded === undefined && attempt.stopped) throw attempt.reason;
       if (err instanceof NoNodeError && parentRetries++ < MAX_PARENT_RETRIES) {
         // Only a NoNode counts here: a connection loss while creating the parents is waited out.
         await ensureContainers(zk, path, attempt, spec.acl).catch((e: unknown) => (e instanceof ConnectionLossError ? attempt.connected(e) : Promise.reject(e)));
         continue;
       }
       if (err instanceof ConnectionLossError) {
-        create.unknown = true; // the create may have happened
-        create.node = await recoverProtected(zk, path, create.attemptId, attempt, err);
-        if (create.node) return { node: create.node };
+        state.node = await recoverProtected(zk, path, state.attemptId, attempt, err);
+        if (state.node) return { node: state.node };
         continue; // not there: try again (the same attempt id, so a later sweep finds any copy)
       }
       throw err;
     }
-    create.node = { nodePath: result.path, name: result.path.slice(path.length + 1), czxid: result.stat.czxid };
+    state.node = { nodePath: result.path, name: result.path.slice(path.length + 1), czxid: result.stat.czxid };
     try {
-      return { node: create.node, children: await attempt.race(listed) };
+      return { node: state.node, children: await (bounded === undefined ? listed : bounded.race(listed)) };
     } catch (err) {
       if (!(err instanceof ConnectionLossError)) throw err;
-      return { node: create.node }; // listed again once connected
+      return { node: state.node }; // listed again once connected
     }
   }
 }
@@ -153,19 +177,20 @@ async function recoverProtected(zk: ZooKeeper, path: string, attemptId: string, 
  * the queue's length. A connection loss while listing or watching waits for the next connection
  * (our node lives as long as the session) and lists again.
  */
-async function waitForTurn(spec: AcquireSpec, attempt: Attempt, node: HeldNode, first: { children?: string[] | undefined }): Promise<void> {
+async function waitForTurn(spec: AcquireSpec, state: AcquireState, node: HeldNode, first: { children?: string[] | undefined }): Promise<void> {
   const { zk, path, driver } = spec;
   let children = first.children;
   first.children = undefined;
   for (;;) {
     try {
-      children ??= await attempt.race(zk.getChildren(path));
-      const sorted = sortChildren(children, driver.sortNames);
+      children ??= await armed(spec, state).race(zk.getChildren(path));
+      const sorted = children.length === 1 ? children : sortChildren(children, driver.sortNames);
       if (spec.trace !== undefined && spec.trace.position === undefined) spec.trace.position = Math.max(0, sorted.indexOf(node.name));
       const decision = driver.decide(sorted, node.name);
       children = undefined;
       if (decision.kind === 'holds') return;
       if (decision.kind === 'lost') throw new LeaseLostError(path, `our lock node ${node.nodePath} is gone (session expired, or deleted by someone else)`, { cause: new NoNodeError(undefined, { path: node.nodePath }) });
+      const attempt = armed(spec, state);
       if (attempt.expired) throw attempt.timeoutError();
       // Taking the lock on the predecessor's deletion alone (no listing) needs our own node to be
       // there still: it is watched too, and its deletion, notified before the predecessor's
@@ -176,7 +201,7 @@ async function waitForTurn(spec: AcquireSpec, attempt: Attempt, node: HeldNode, 
     } catch (err) {
       if (!(err instanceof ConnectionLossError)) throw err;
       children = undefined;
-      await attempt.connected(err);
+      await armed(spec, state).connected(err);
     }
   }
 }

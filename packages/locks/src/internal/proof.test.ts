@@ -103,19 +103,20 @@ describe('lease proof monitor (connected, proof growing old)', () => {
     expect(told).toEqual([500]);
   });
 
-  it('holds the session\'s quorum proof while it has leases, and lets it go with the last', () => {
+  it('holds the session\'s quorum proof while it has leases, and lets it go when the monitor retires after the last', () => {
     const s = new StubSession();
     s.heard = performance.now();
     const a = watchProof(asZk(s), () => {});
     const b = watchProof(asZk(s), () => {});
     expect(s.holds).toBe(1);
     a();
-    expect(s.holds).toBe(1);
     b();
+    expect(s.holds).toBe(1); // until the timer comes with no lease: a lease taken meanwhile finds it held
+    vi.runOnlyPendingTimers();
     expect(s.holds).toBe(0);
   });
 
-  it('one timer, one state listener and one proof hold per session however many leases; the hold ends with the last lease, the timer and listener when the timer next fires', () => {
+  it('one timer, one state listener and one proof hold per session however many leases; all three end when the timer next fires with no lease', () => {
     const s = new StubSession();
     s.heard = performance.now();
     const offs = Array.from({ length: 100 }, () => watchProof(asZk(s), () => {}));
@@ -124,17 +125,31 @@ describe('lease proof monitor (connected, proof growing old)', () => {
     expect(s.holds).toBe(1);
     for (const off of offs) off();
     offs[0]!(); // twice: no effect
-    expect(s.holds).toBe(0);
-    // Kept armed for a lease taken right after: it reuses them, and holds the proof again.
+    // Kept for a lease taken right after: it reuses them all.
+    expect(s.holds).toBe(1);
     expect(vi.getTimerCount()).toBe(1);
     const again = watchProof(asZk(s), () => {});
     expect(s.holds).toBe(1);
     expect(vi.getTimerCount()).toBe(1);
     expect(s.listeners.size).toBe(1);
     again();
-    expect(s.holds).toBe(0);
     vi.runOnlyPendingTimers();
+    expect(s.holds).toBe(0);
     expect(vi.getTimerCount()).toBe(0);
+    expect(s.listeners.size).toBe(0);
+  });
+
+  it('with no timer to come (the proof ran out), the last lease to go retires the monitor and its proof hold at once', () => {
+    const s = new StubSession();
+    s.heard = performance.now();
+    const told: string[] = [];
+    const off = watchProof(asZk(s), (why) => told.push(why));
+    vi.advanceTimersByTime(500); // no answer for 5/6 of the timeout: told, and no timer left
+    expect(told).toHaveLength(1);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(s.holds).toBe(1);
+    off();
+    expect(s.holds).toBe(0);
     expect(s.listeners.size).toBe(0);
   });
 
@@ -146,5 +161,6 @@ describe('lease proof monitor (connected, proof growing old)', () => {
     s.to('suspended');
     expect(s.listeners.size).toBe(0);
     expect(vi.getTimerCount()).toBe(0);
+    expect(s.holds).toBe(0);
   });
 });

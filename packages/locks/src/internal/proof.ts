@@ -62,16 +62,18 @@ export function watchProof(zk: ZooKeeper, atRisk: AtRisk): () => void {
     monitors.set(zk, (monitor = m));
   }
   const m = monitor;
-  if (m.subscribers.size === 0) m.unhold = zk.holdQuorumProof();
+  if (m.unhold === NOTHING_HELD) m.unhold = zk.holdQuorumProof();
   m.subscribers.add(atRisk);
   if (m.timer === undefined) arm(zk, m);
+  // Unsubscribing leaves the proof's hold, the timer and the state listener until the timer
+  // fires with no subscriber (arm() then releases them and removes the monitor): a lease taken
+  // right after the last one ended finds them set. Taking them anew is tens of µs on the
+  // acquire's path; holding the proof that much longer changes nothing the server sees (it
+  // lingers for a minute after its last holder anyway: @zk/protocol's quorum-proof.ts).
   return () => {
-    if (!m.subscribers.delete(atRisk) || m.subscribers.size > 0) return;
-    m.unhold();
-    m.unhold = NOTHING_HELD;
-    // The timer and the state listener stay until the timer fires with no subscriber (arm() then
-    // removes the monitor): a lease taken right after the last one ended finds them set. Arming
-    // anew is a timer and a clock read, tens of µs on the acquire's path.
+    if (!m.subscribers.delete(atRisk) || m.subscribers.size > 0 || m.timer !== undefined) return;
+    // No timer will come to retire the monitor (not connected, or the proof ran out): now.
+    arm(zk, m);
   };
 }
 
@@ -82,6 +84,8 @@ function arm(zk: ZooKeeper, m: Monitor): void {
   m.timer = undefined;
   if (m.subscribers.size === 0) {
     m.off();
+    m.unhold();
+    m.unhold = NOTHING_HELD;
     if (monitors.get(zk) === m) monitors.delete(zk);
     return;
   }
