@@ -17,7 +17,7 @@
  * session ends, which takes its ephemeral nodes along). A create whose outcome is unknown (in
  * flight, or failed with ConnectionLoss) is swept in the background by its attempt id.
  */
-import { ConnectionLossError, NoNodeError, SessionExpiredError, setLongTimeout, ZooKeeperError, type LongTimeout, type ZooKeeper } from '@zk/protocol';
+import { ConnectionLossError, MAX_TIMER_DELAY, NoNodeError, SessionExpiredError, setLongTimeout, ZooKeeperError, type LongTimeout, type ZooKeeper } from '@zk/protocol';
 import { LeaseLostError, LockAbortedError, LockTimeoutError } from '../errors.js';
 import { checkClient } from './client.js';
 import { attemptIdOf } from './names.js';
@@ -48,11 +48,17 @@ export class Attempt {
   #reason: Error | undefined;
   readonly #onStop = new Set<(reason: Error) => void>();
   readonly #deadline: number | undefined;
-  #timer: LongTimeout | undefined;
-  readonly #offState: () => void;
+  #timer: NodeJS.Timeout | LongTimeout | undefined;
   readonly #signal: AbortSignal | undefined;
   readonly #kind: AttemptKind;
   readonly #onAbort = () => this.#stop(this.#kind.aborted(this.#path, this.#signal?.reason));
+
+  /**
+   * The running attempts of each session: one state listener per session tells them all, and
+   * stays once the last attempt ended (an empty loop per state change), so that an acquire does
+   * not register and remove a listener of its own.
+   */
+  static readonly #sessions = new WeakMap<ZooKeeper, Set<Attempt>>();
 
   /** `timeout` in ms (0: one try, no waiting; undefined: no deadline). */
   constructor(zk: ZooKeeper, path: string, timeout: number | undefined, signal: AbortSignal | undefined, kind: AttemptKind = ACQUIRING) {
@@ -63,12 +69,25 @@ export class Attempt {
     this.#timeout = timeout;
     this.#signal = signal;
     this.#deadline = timeout === undefined ? undefined : performance.now() + timeout;
-    this.#offState = zk.onStateChange((state) => this.#onState(state));
+    let attempts = Attempt.#sessions.get(zk);
+    if (attempts === undefined) {
+      const session = new Set<Attempt>();
+      zk.onStateChange((state) => {
+        for (const attempt of session) attempt.#onState(state);
+      });
+      Attempt.#sessions.set(zk, (attempts = session));
+    }
+    attempts.add(this);
     if (signal?.aborted) this.#onAbort();
     else signal?.addEventListener('abort', this.#onAbort, { once: true });
-    // A zero timeout has no timer: its one create and listing are allowed to finish.
-    if (timeout !== undefined && timeout > 0) this.#timer = setLongTimeout(() => this.#stop(this.timeoutError()), timeout);
+    // A zero timeout has no timer: its one create and listing are allowed to finish. A static
+    // callback and a plain timer where one timer can take the delay (most: up to 24.8 days).
+    if (timeout !== undefined && timeout > 0) this.#timer = timeout <= MAX_TIMER_DELAY ? setTimeout(Attempt.#onTimer, timeout, this) : setLongTimeout(() => Attempt.#onTimer(this), timeout);
     this.#onState(zk.state);
+  }
+
+  static #onTimer(attempt: Attempt): void {
+    attempt.#stop(attempt.timeoutError());
   }
 
   /** Aborted (with the typed reason) when the attempt must end. */
@@ -149,8 +168,12 @@ export class Attempt {
 
   /** Stops the timers and listeners. */
   end(): void {
-    this.#timer?.clear();
-    this.#offState();
+    const timer = this.#timer;
+    if (timer !== undefined) {
+      if ('clear' in timer) timer.clear();
+      else clearTimeout(timer);
+    }
+    Attempt.#sessions.get(this.#zk)?.delete(this);
     this.#signal?.removeEventListener('abort', this.#onAbort);
   }
 
