@@ -1,31 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SessionState, ZooKeeper } from '@zk/protocol';
 import { LeaseLostError, LockTimeoutError } from '../errors.js';
+import { StateStub, fakeClient } from '../testing/fake-client.js';
 import { Attempt } from './attempt.js';
 
-/** What an Attempt reads of a client: its state and state listeners (the rest only passes checkClient). */
-class StubClient {
-  state: SessionState = 'connected';
-  readonly sessionTimeout = 600;
-  readonly expiryDeadline = 0;
-  readonly quorumDeadline = 0;
-  readonly listeners = new Set<(s: SessionState, p: SessionState) => void>();
-  onStateChange(l: (s: SessionState, p: SessionState) => void): () => void {
-    this.listeners.add(l);
-    return () => this.listeners.delete(l);
-  }
-  to(next: SessionState): void {
-    const prev = this.state;
-    this.state = next;
-    for (const l of [...this.listeners]) l(next, prev);
-  }
+/** A client that passes the method check, with a session state the test drives. */
+function stubClient(): { zk: ZooKeeper; session: StateStub } {
+  const session = new StateStub();
+  const zk = fakeClient({ onStateChange: (l: (s: SessionState, p: SessionState) => void) => session.onStateChange(l) });
+  Object.defineProperty(zk, 'state', { get: () => session.state });
+  return { zk, session };
 }
-for (const m of ['create', 'createWithStat', 'delete', 'exists', 'getData', 'getChildren', 'setData', 'transaction', 'removeWatches', 'removeLocalWatch', 'holdQuorumProof', 'awaitQuorumDeadline']) {
-  (StubClient.prototype as unknown as Record<string, unknown>)[m] = () => {
-    throw new Error(`${m} not expected`);
-  };
-}
-const asZk = (c: StubClient) => c as unknown as ZooKeeper;
 const never = () => new Promise<never>(() => {});
 
 beforeEach(() => {
@@ -37,15 +22,15 @@ afterEach(() => {
 
 describe('attempt bounds', () => {
   it('a wait ends at the deadline with LockTimeoutError, not before; end() leaves no timer', async () => {
-    const c = new StubClient();
-    const a = new Attempt(asZk(c), '/l', 1000, undefined);
+    const { zk } = stubClient();
+    const a = new Attempt(zk, '/l', 1000, undefined);
     const settled = a.race(never()).catch((e: unknown) => e);
     await vi.advanceTimersByTimeAsync(999);
     expect(a.stopped).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
     expect(await settled).toBeInstanceOf(LockTimeoutError);
     a.end();
-    const b = new Attempt(asZk(c), '/l', 1000, undefined);
+    const b = new Attempt(zk, '/l', 1000, undefined);
     expect(vi.getTimerCount()).toBe(1);
     b.end();
     expect(vi.getTimerCount()).toBe(0);
@@ -56,14 +41,14 @@ describe('attempt bounds', () => {
     const onWarning = (w: Error) => warnings.push(w.name);
     process.on('warning', onWarning);
     try {
-      const c = new StubClient();
-      const a = new Attempt(asZk(c), '/l', 40 * 24 * 3600_000, undefined);
+      const { zk } = stubClient();
+      const a = new Attempt(zk, '/l', 40 * 24 * 3600_000, undefined);
       await vi.advanceTimersByTimeAsync(30 * 24 * 3600_000);
       expect(a.stopped).toBe(false);
       await vi.advanceTimersByTimeAsync(10 * 24 * 3600_000);
       expect(a.reason).toBeInstanceOf(LockTimeoutError);
       a.end();
-      const b = new Attempt(asZk(c), '/l', 40 * 24 * 3600_000, undefined);
+      const b = new Attempt(zk, '/l', 40 * 24 * 3600_000, undefined);
       b.end();
       expect(vi.getTimerCount()).toBe(0);
       await new Promise((r) => process.nextTick(r)); // warnings are emitted on a later tick
@@ -74,12 +59,12 @@ describe('attempt bounds', () => {
   });
 
   it('one state listener per session however many attempts; the session\'s end stops the running ones only', () => {
-    const c = new StubClient();
-    const ended = Array.from({ length: 50 }, () => new Attempt(asZk(c), '/l', undefined, undefined));
+    const { zk, session } = stubClient();
+    const ended = Array.from({ length: 50 }, () => new Attempt(zk, '/l', undefined, undefined));
     for (const a of ended) a.end();
-    const running = Array.from({ length: 50 }, () => new Attempt(asZk(c), '/l', undefined, undefined));
-    expect(c.listeners.size).toBe(1);
-    c.to('expired');
+    const running = Array.from({ length: 50 }, () => new Attempt(zk, '/l', undefined, undefined));
+    expect(session.listeners.size).toBe(1);
+    session.to('expired');
     expect(running.every((a) => a.reason instanceof LeaseLostError)).toBe(true);
     expect(ended.some((a) => a.stopped)).toBe(false);
     for (const a of running) a.end();

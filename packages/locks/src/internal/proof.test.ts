@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { SessionState, ZooKeeper } from '@zk/protocol';
+import type { ZooKeeper } from '@zk/protocol';
+import { StateStub } from '../testing/fake-client.js';
 import { watchProof } from './proof.js';
 
 /** The part of a ZooKeeper the monitor reads: state, negotiated timeout, expiry deadline. */
-class StubSession {
-  state: SessionState = 'connected';
+class StubSession extends StateStub {
   readonly sessionTimeout = 600;
   /** Send time of the newest answered request (the stub's own clock is performance.now()). */
   heard = 0;
@@ -12,7 +12,6 @@ class StubSession {
   quorum = Infinity;
   /** Quorum proof holders. */
   holds = 0;
-  readonly listeners = new Set<(s: SessionState, p: SessionState) => void>();
   get expiryDeadline(): number {
     return this.heard + this.sessionTimeout;
   }
@@ -22,15 +21,6 @@ class StubSession {
   holdQuorumProof(): () => void {
     this.holds++;
     return () => void this.holds--;
-  }
-  onStateChange(l: (s: SessionState, p: SessionState) => void): () => void {
-    this.listeners.add(l);
-    return () => this.listeners.delete(l);
-  }
-  to(next: SessionState): void {
-    const prev = this.state;
-    this.state = next;
-    for (const l of [...this.listeners]) l(next, prev);
   }
 }
 
