@@ -321,6 +321,24 @@ describe('locks - bad input', () => {
     expect(() => lease.assertHeld()).toThrow(/released/);
   });
 
+  it('an acquire whose session is closed during its first round trip rejects with LeaseLostError (no timeout or signal: its bounds are armed only then), and leaves no node', async () => {
+    // Without a timeout or a signal the first create and listing go out unraced (engine.ts); the
+    // session's end fails them, and the bounds armed at that point give the session's reason.
+    const outcomes: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const zk = await ZooKeeper.connect(`${connectString()}${space.root}`, { sessionTimeout: 10_000 });
+      const acquiring = new Mutex(zk, '/first/m').acquire().then(
+        () => 'held',
+        (e: unknown) => (e instanceof LeaseLostError ? `LeaseLostError: ${e.message}` : String(e)),
+      );
+      const closing = zk.close();
+      outcomes.push(await acquiring);
+      await closing;
+    }
+    expect(outcomes).toEqual(Array.from({ length: 10 }, () => `LeaseLostError: session closed while acquiring /first/m`));
+    expect(await space.children('/first/m')).toEqual([]);
+  });
+
   it('a waiter stops waiting with LeaseLostError when its session ends (every lock kind)', async () => {
     const holder = await space.client();
     const held = [await new Mutex(holder, '/end/m').acquire(), await new ExclusiveLock(holder, '/end/x').acquire()];
