@@ -48,7 +48,9 @@ export class Attempt {
   #reason: Error | undefined;
   readonly #onStop = new Set<(reason: Error) => void>();
   readonly #deadline: number | undefined;
-  #timer: NodeJS.Timeout | LongTimeout | undefined;
+  /** The deadline's timer: a plain one (a number on Deno), or a chain beyond {@link MAX_TIMER_DELAY}. */
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #longTimer: LongTimeout | undefined;
   readonly #signal: AbortSignal | undefined;
   readonly #kind: AttemptKind;
   readonly #onAbort = () => this.#stop(this.#kind.aborted(this.#path, this.#signal?.reason));
@@ -82,7 +84,10 @@ export class Attempt {
     else signal?.addEventListener('abort', this.#onAbort, { once: true });
     // A zero timeout has no timer: its one create and listing are allowed to finish. A static
     // callback and a plain timer where one timer can take the delay (most: up to 24.8 days).
-    if (timeout !== undefined && timeout > 0) this.#timer = timeout <= MAX_TIMER_DELAY ? setTimeout(Attempt.#onTimer, timeout, this) : setLongTimeout(() => Attempt.#onTimer(this), timeout);
+    if (timeout !== undefined && timeout > 0) {
+      if (timeout <= MAX_TIMER_DELAY) this.#timer = setTimeout(Attempt.#onTimer, timeout, this);
+      else this.#longTimer = setLongTimeout(() => Attempt.#onTimer(this), timeout);
+    }
     this.#onState(zk.state);
   }
 
@@ -168,11 +173,8 @@ export class Attempt {
 
   /** Stops the timers and listeners. */
   end(): void {
-    const timer = this.#timer;
-    if (timer !== undefined) {
-      if ('clear' in timer) timer.clear();
-      else clearTimeout(timer);
-    }
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#longTimer?.clear();
     Attempt.#sessions.get(this.#zk)?.delete(this);
     this.#signal?.removeEventListener('abort', this.#onAbort);
   }
