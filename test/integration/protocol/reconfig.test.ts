@@ -151,9 +151,16 @@ describe.skipIf(noLocalServers)('reconfig - real 3.8 ensemble', () => {
     console.log(`[reconfig] 3 -> 5: ${moved}/${CLIENTS} clients moved (expected 2/5 = ${(CLIENTS * 2) / 5}); sessions per server before ${JSON.stringify(before)}, after ${JSON.stringify(after)}; ${onNew} clients on servers 4 and 5`);
     expect(before[4]! + before[5]!).toBe(0);
     expect(moved).toBe(onNew);
-    // Expected 10 per server; each has at least 3 (a binomial spread this uneven has p < 1e-3).
+    // On growth each client moves with probability 2/5 (20 of 50 expected; outside 5..35 has
+    // p < 1e-6), and the movers split between the two new servers: each gets at least 3 (p < 1e-3).
+    // The others stay where they were, so how they spread over servers 1-3 follows the initial
+    // connects, which are random and can be uneven (25/8/20 once, leaving 1 on server 2 after the
+    // move, as likely as 8 clients keeping at most one: about 1%): counted together, against the
+    // servers' own session counts.
+    expect(moved).toBeGreaterThanOrEqual(5);
+    expect(moved).toBeLessThanOrEqual(35);
     for (const id of [4, 5]) expect(after[id]!).toBeGreaterThanOrEqual(3);
-    for (const id of [1, 2, 3]) expect(after[id]!).toBeGreaterThanOrEqual(3);
+    expect(after[1]! + after[2]! + after[3]!).toBeGreaterThanOrEqual(CLIENTS - moved);
     expect(many.map((zk) => zk.sessionId)).toEqual(sessions);
 
     // Leave the original three, then stop them: the original connect string is dead. A server
