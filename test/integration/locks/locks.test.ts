@@ -86,9 +86,14 @@ describe.each(['mutex', 'exclusive', 'write'] as Kind[])('locks - contract (%s)'
     const zk = await space.client();
     const lock = make[kind](zk, '/locks/r');
     const order: string[] = [];
+    // b starts once a holds: started on a timer instead, b won whenever a's first create found the
+    // lock path missing and a's retry reached the server after b's create (CI, 3.9.3 pass at a6a6637).
+    let aHolds!: () => void;
+    const aIn = new Promise<void>((resolve) => (aHolds = resolve));
     await Promise.all([
       lock.run(async (outer) => {
         order.push('a-in');
+        aHolds();
         const inner = await lock.acquire();
         expect(inner.fencingToken).toBe(outer.fencingToken);
         await inner.release();
@@ -97,7 +102,7 @@ describe.each(['mutex', 'exclusive', 'write'] as Kind[])('locks - contract (%s)'
         order.push('a-out');
       }),
       (async () => {
-        await new Promise((r) => setTimeout(r, 10));
+        await aIn;
         await lock.run(async () => void order.push('b-in'));
       })(),
     ]);

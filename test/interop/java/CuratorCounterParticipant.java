@@ -19,7 +19,8 @@ import org.apache.curator.retry.RetryNTimes;
  *   java CuratorCounterParticipant connect path lockPath iterations id [long|int|value]
  *
  * Prints READY once connected, starts on the first stdin line, and ends with
- * `{"id","succeeded","failed"}`: how many increments reported success and how many did not.
+ * `{"id","succeeded","failed"}`: how many increments reported success and how many did not
+ * (an increment Curator gave up on is tried again, up to 20 times, as its users would).
  */
 public final class CuratorCounterParticipant {
   private CuratorCounterParticipant() {}
@@ -39,7 +40,12 @@ public final class CuratorCounterParticipant {
       int failed = 0;
       for (int i = 0; i < iterations; i++) {
         boolean ok;
-        if (kind.equals("int")) ok = ints.increment().succeeded();
+        // Curator reports an increment it gave up on (its retries ran out under contention) as
+        // not succeeded: nothing was applied, and its users try again. So do we, a few times.
+        if (kind.equals("int")) {
+          ok = false;
+          for (int tries = 0; tries < 20 && !ok; tries++) ok = ints.increment().succeeded();
+        }
         else if (kind.equals("value")) {
           byte[] entry = (args[4] + ":" + i + ";").getBytes(java.nio.charset.StandardCharsets.UTF_8);
           ok = false;
@@ -50,7 +56,10 @@ public final class CuratorCounterParticipant {
             System.arraycopy(entry, 0, next, next.length - entry.length, entry.length);
             ok = bytes.compareAndSet(now, next).succeeded();
           }
-        } else ok = longs.increment().succeeded();
+        } else {
+          ok = false;
+          for (int tries = 0; tries < 20 && !ok; tries++) ok = longs.increment().succeeded();
+        }
         if (ok) succeeded++;
         else failed++;
       }
