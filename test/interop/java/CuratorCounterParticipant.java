@@ -45,8 +45,7 @@ public final class CuratorCounterParticipant {
         if (kind.equals("int")) {
           ok = false;
           for (int tries = 0; tries < 20 && !ok; tries++) ok = ints.increment().succeeded();
-        }
-        else if (kind.equals("value")) {
+        } else if (kind.equals("value")) {
           byte[] entry = (args[4] + ":" + i + ";").getBytes(java.nio.charset.StandardCharsets.UTF_8);
           ok = false;
           for (int tries = 0; tries < 1000 && !ok; tries++) {
