@@ -5,6 +5,7 @@ import { NoNodeError, ZooKeeperError, type SessionState, type Transaction, type 
 import { LeaseLostError, NotHeldError, RevocationRequestedError } from './errors.js';
 import { connected, deleteGuaranteed } from './internal/engine.js';
 import { leaseDeadline, watchProof } from './internal/proof.js';
+import { SessionMembers } from './internal/session-members.js';
 import { isRevokeMessage } from './revocation.js';
 import { holdChannel, lostChannel, revokeChannel, type LockKind } from './diagnostics.js';
 
@@ -208,28 +209,8 @@ export function guard(zk: ZooKeeper, lockPath: string, nodePath: string, fencing
   return new GuardedHold(zk, lockPath, nodePath, fencingToken, options, onEnd, revocable, kind);
 }
 
-/**
- * The guarded holds of each session: one state listener per session tells them all. It stays
- * registered once the last hold ends (an empty loop per state change), so that the next hold of
- * the session, often taken right away, does not register it again on the acquire's path.
- */
-const holdsOf = new WeakMap<ZooKeeper, Set<GuardedHold>>();
-
-function track(hold: GuardedHold): void {
-  let holds = holdsOf.get(hold.zk);
-  if (holds === undefined) {
-    const session = new Set<GuardedHold>();
-    hold.zk.onStateChange((state) => {
-      for (const h of session) h.onState(state);
-    });
-    holdsOf.set(hold.zk, (holds = session));
-  }
-  holds.add(hold);
-}
-
-function untrack(hold: GuardedHold): void {
-  holdsOf.get(hold.zk)?.delete(hold);
-}
+/** The guarded holds of each client, told of its state changes by one listener (internal/session-members.ts). */
+const guarded = new SessionMembers<GuardedHold>((hold, state) => hold.onState(state));
 
 /**
  * One hold's guard, and its core. A class rather than closures: a process may hold a hundred
@@ -278,7 +259,7 @@ class GuardedHold implements LeaseCore {
     // Connected, but the newest answered request is old (a server answering a deep backlog): the
     // same deadline as while suspended (see internal/proof.ts).
     this.#offProof = watchProof(zk, this.#lose);
-    track(this);
+    guarded.add(zk, this);
     // After the acquire has returned (a getData is a few µs of the acquire's path), and not at
     // all for a hold released within the same run of promise jobs (a nextTick runs once those are
     // done; a setImmediate would cost the acquire its scheduling, ~10 µs measured cold).
@@ -338,7 +319,7 @@ class GuardedHold implements LeaseCore {
 
   async end(): Promise<void> {
     this.released = true;
-    untrack(this);
+    guarded.delete(this.zk, this);
     this.#offProof();
     if (this.#timer) clearTimeout(this.#timer);
     this.#onEnd();

@@ -20,6 +20,7 @@
 import { ConnectionLossError, MAX_TIMER_DELAY, NoNodeError, SessionExpiredError, setLongTimeout, ZooKeeperError, type LongTimeout, type ZooKeeper } from '@zk/protocol';
 import { LeaseLostError, LockAbortedError, LockTimeoutError } from '../errors.js';
 import { checkClient } from './client.js';
+import { SessionMembers } from './session-members.js';
 import { attemptIdOf } from './names.js';
 
 /** What an attempt is for: the errors it ends with, and how its session-end messages name it. */
@@ -55,12 +56,8 @@ export class Attempt {
   readonly #kind: AttemptKind;
   readonly #onAbort = () => this.#stop(this.#kind.aborted(this.#path, this.#signal?.reason));
 
-  /**
-   * The running attempts of each session: one state listener per session tells them all, and
-   * stays once the last attempt ended (an empty loop per state change), so that an acquire does
-   * not register and remove a listener of its own.
-   */
-  static readonly #sessions = new WeakMap<ZooKeeper, Set<Attempt>>();
+  /** The running attempts of each client, told of its state changes by one listener. */
+  static readonly #running = new SessionMembers<Attempt>((attempt, state) => attempt.#onState(state));
 
   /** `timeout` in ms (0: one try, no waiting; undefined: no deadline). */
   constructor(zk: ZooKeeper, path: string, timeout: number | undefined, signal: AbortSignal | undefined, kind: AttemptKind = ACQUIRING) {
@@ -71,15 +68,7 @@ export class Attempt {
     this.#timeout = timeout;
     this.#signal = signal;
     this.#deadline = timeout === undefined ? undefined : performance.now() + timeout;
-    let attempts = Attempt.#sessions.get(zk);
-    if (attempts === undefined) {
-      const session = new Set<Attempt>();
-      zk.onStateChange((state) => {
-        for (const attempt of session) attempt.#onState(state);
-      });
-      Attempt.#sessions.set(zk, (attempts = session));
-    }
-    attempts.add(this);
+    Attempt.#running.add(zk, this);
     if (signal?.aborted) this.#onAbort();
     else signal?.addEventListener('abort', this.#onAbort, { once: true });
     // A zero timeout has no timer: its one create and listing are allowed to finish. A static
@@ -175,7 +164,7 @@ export class Attempt {
   end(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#longTimer?.clear();
-    Attempt.#sessions.get(this.#zk)?.delete(this);
+    Attempt.#running.delete(this.#zk, this);
     this.#signal?.removeEventListener('abort', this.#onAbort);
   }
 
