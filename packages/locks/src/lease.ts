@@ -6,7 +6,7 @@ import { LeaseLostError, NotHeldError, RevocationRequestedError } from './errors
 import { connected, deleteGuaranteed } from './internal/engine.js';
 import { leaseDeadline, watchProof } from './internal/proof.js';
 import { SessionMembers } from './internal/session-members.js';
-import { isRevokeMessage } from './revocation.js';
+import { isRevokeMessage } from './internal/revoke-message.js';
 import { holdChannel, lostChannel, revokeChannel, type LockKind } from './diagnostics.js';
 
 /** @internal What every handle of one hold shares. */

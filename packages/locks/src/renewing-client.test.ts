@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { InvalidArgumentError, type SessionState, type ZooKeeper } from '@zk/protocol';
 import { LockStateError } from './errors.js';
-import { PersistentNode } from './persistent-node.js';
+import { PersistentNode } from './nodes/persistent-node.js';
 import { RenewingClient } from './renewing-client.js';
 import { fakeClient } from './testing/fake-client.js';
 

@@ -15,7 +15,7 @@
  */
 import { BadVersionError, CreateMode, InvalidArgumentError, NodeExistsError, NoNodeError, validatePath, ZooKeeperError, type ACL, type ZooKeeper } from '@zk/protocol';
 import { AtomicValueError, LockTimeoutError } from '../errors.js';
-import { Mutex } from '../mutex.js';
+import { Mutex } from '../locks/mutex.js';
 import { recipeACL } from './acl.js';
 import { connected } from './attempt.js';
 import { checkClient } from './client.js';

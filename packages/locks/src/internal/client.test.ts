@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { InvalidArgumentError, type ZooKeeper } from '@zk/protocol';
-import { Mutex } from '../mutex.js';
-import { MultiLock } from '../multi-lock.js';
-import { SharedCount } from '../shared-count.js';
+import { Mutex } from '../locks/mutex.js';
+import { MultiLock } from '../locks/multi-lock.js';
+import { SharedCount } from '../shared/shared-count.js';
 import { checkClient } from './client.js';
 
 /** A client with every member the recipes use, except `without`; records the requests it is asked for. */

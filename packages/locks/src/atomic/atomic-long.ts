@@ -9,9 +9,9 @@
  * bits; so does ours.
  */
 import { InvalidArgumentError, type ZooKeeper } from '@zk/protocol';
-import { AtomicEngine, type AtomicCallOptions, type AtomicCodec, type AtomicOptions, type AtomicResult } from './internal/atomic-engine.js';
+import { AtomicEngine, type AtomicCallOptions, type AtomicCodec, type AtomicOptions, type AtomicResult } from '../internal/atomic-engine.js';
 
-export type { AtomicCallOptions, AtomicResult, AtomicRetry, AtomicStats, PromotedToLock } from './internal/atomic-engine.js';
+export type { AtomicCallOptions, AtomicResult, AtomicRetry, AtomicStats, PromotedToLock } from '../internal/atomic-engine.js';
 
 /** Options of an {@link AtomicLong}. */
 export type AtomicLongOptions = AtomicOptions;

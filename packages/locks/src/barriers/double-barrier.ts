@@ -20,11 +20,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { CreateMode, InvalidArgumentError, type ACL, NodeExistsError, NoNodeError, validatePath, type ZooKeeper } from '@zk/protocol';
-import { BarrierAbortedError, LockStateError, type BarrierTimeoutError, type LeaseLostError } from './errors.js';
-import { checkClient } from './internal/client.js';
-import { recipeACL } from './internal/acl.js';
-import { removeNode, type Attempt } from './internal/attempt.js';
-import { barrierWait, checkWaitOptions, isRetryable, NodeWatch, type BarrierWaitOptions } from './internal/barrier-wait.js';
+import { BarrierAbortedError, LockStateError, type BarrierTimeoutError, type LeaseLostError } from '../errors.js';
+import { checkClient } from '../internal/client.js';
+import { recipeACL } from '../internal/acl.js';
+import { removeNode, type Attempt } from '../internal/attempt.js';
+import { barrierWait, checkWaitOptions, isRetryable, NodeWatch, type BarrierWaitOptions } from '../internal/barrier-wait.js';
 
 /** Curator's `DistributedDoubleBarrier.READY_NODE`: the child that says the barrier is open. */
 export const READY_NODE = 'ready';

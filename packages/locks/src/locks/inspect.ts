@@ -3,8 +3,8 @@
  * tokens and the data their owners attached. Works on Curator's nodes too.
  */
 import { NoNodeError, type Stat, type ZooKeeper } from '@zk/protocol';
-import { readDriver } from './internal/drivers.js';
-import { MUTEX_LOCK_NAME, MUTEX_LOCK_NAMES, READ_LOCK_NAME, READ_WRITE_LOCK_NAMES, sortChildren, WRITE_LOCK_NAME } from './internal/names.js';
+import { readDriver } from '../internal/drivers.js';
+import { MUTEX_LOCK_NAME, MUTEX_LOCK_NAMES, READ_LOCK_NAME, READ_WRITE_LOCK_NAMES, sortChildren, WRITE_LOCK_NAME } from '../internal/names.js';
 
 /** One node of a lock queue. */
 export interface LockEntry {

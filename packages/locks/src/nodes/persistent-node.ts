@@ -20,16 +20,16 @@
  * (`ended` event) when the session does.
  */
 import { ConnectionLossError, CreateMode, InvalidArgumentError, NodeExistsError, NoNodeError, parentPath, SessionExpiredError, validatePath, ZooKeeperError, type ACL, type CallOptions, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
-import { LockStateError } from './errors.js';
-import { recipeACL } from './internal/acl.js';
-import { connectedUnless, deleteGuaranteed } from './internal/attempt.js';
-import { checkClient } from './internal/client.js';
-import { ensureContainers } from './internal/engine.js';
-import { newAttemptId, protectedName } from './internal/names.js';
-import { findProtected, initialWait, pauseUnless, RETRY_FIRST_MS, RETRY_MAX_MS, toBytes, type InitialWaitOptions, type PersistentNodeEvent } from './internal/persistent-node-support.js';
-import { RenewingClient } from './renewing-client.js';
+import { LockStateError } from '../errors.js';
+import { recipeACL } from '../internal/acl.js';
+import { connectedUnless, deleteGuaranteed } from '../internal/attempt.js';
+import { checkClient } from '../internal/client.js';
+import { ensureContainers } from '../internal/engine.js';
+import { newAttemptId, protectedName } from '../internal/names.js';
+import { findProtected, initialWait, pauseUnless, RETRY_FIRST_MS, RETRY_MAX_MS, toBytes, type InitialWaitOptions, type PersistentNodeEvent } from '../internal/persistent-node-support.js';
+import { RenewingClient } from '../renewing-client.js';
 
-export type { InitialWaitOptions, PersistentNodeEvent } from './internal/persistent-node-support.js';
+export type { InitialWaitOptions, PersistentNodeEvent } from '../internal/persistent-node-support.js';
 
 /** The create modes a PersistentNode accepts: `CreateMode.PERSISTENT` ... `PERSISTENT_SEQUENTIAL_WITH_TTL` (0..6). */
 export type PersistentNodeMode = (typeof CreateMode)[keyof typeof CreateMode];

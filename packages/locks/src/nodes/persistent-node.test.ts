@@ -1,11 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import { CreateMode, InvalidArgumentError, NoAuthError } from '@zk/protocol';
-import { LockStateError, PersistentNodeAbortedError, PersistentNodeTimeoutError } from './errors.js';
-import { findProtected, initialWait, toBytes, type PersistentNodeEvent } from './internal/persistent-node-support.js';
+import { LockStateError, PersistentNodeAbortedError, PersistentNodeTimeoutError } from '../errors.js';
+import { findProtected, initialWait, toBytes, type PersistentNodeEvent } from '../internal/persistent-node-support.js';
 import { PersistentNode } from './persistent-node.js';
 import { PersistentTtlNode } from './persistent-ttl-node.js';
 import { GroupMember } from './group-member.js';
-import { fakeClient } from './testing/fake-client.js';
+import { fakeClient } from '../testing/fake-client.js';
 
 /** An initial-wait host whose events the test sends. */
 function host(now: string | Error | undefined = undefined) {

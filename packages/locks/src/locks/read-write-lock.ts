@@ -2,12 +2,12 @@
  * ReadWriteLock: Curator's InterProcessReadWriteLock, wire-compatible with it.
  */
 import { CreateMode, type ZooKeeper } from '@zk/protocol';
-import { LockUpgradeError } from './errors.js';
-import { acquireNode, type HeldNode } from './internal/engine.js';
-import { readDriver, writeDriver } from './internal/drivers.js';
-import { newAttemptId, protectedName, READ_LOCK_NAME, sortKey, READ_WRITE_LOCK_NAMES } from './internal/names.js';
+import { LockUpgradeError } from '../errors.js';
+import { acquireNode, type HeldNode } from '../internal/engine.js';
+import { readDriver, writeDriver } from '../internal/drivers.js';
+import { newAttemptId, protectedName, READ_LOCK_NAME, sortKey, READ_WRITE_LOCK_NAMES } from '../internal/names.js';
 import { LockBase, ownerOf, type AcquireOptions, type LockOptions } from './lock.js';
-import type { AcquireTrace, LockKind } from './diagnostics.js';
+import type { AcquireTrace, LockKind } from '../diagnostics.js';
 
 /**
  * A fair read-write lock on one path: any number of readers, or one writer. Readers hold when

@@ -3,9 +3,9 @@
  * the participant id), participant ids, and the participant listing both Curator recipes use.
  */
 import { InvalidArgumentError, NoNodeError, type Transaction, type ZooKeeper } from '@zk/protocol';
-import { LeaseLostError } from './errors.js';
-import type { Lease } from './lease.js';
-import { sortChildren } from './internal/names.js';
+import { LeaseLostError } from '../errors.js';
+import type { Lease } from '../lease.js';
+import { sortChildren } from '../internal/names.js';
 
 /** Largest participant id, in UTF-8 bytes (ids are stored as node data and listed often). */
 export const MAX_PARTICIPANT_ID_BYTES = 4096;

@@ -3,14 +3,14 @@
  * wire-compatible with it.
  */
 import { validatePath, type ACL, type ZooKeeper } from '@zk/protocol';
-import { LeaseLostError, LockStateError } from './errors.js';
-import { connectedUnless } from './internal/attempt.js';
-import { MUTEX_LOCK_NAME } from './internal/names.js';
-import type { GuardOptions } from './lease.js';
+import { LeaseLostError, LockStateError } from '../errors.js';
+import { connectedUnless } from '../internal/attempt.js';
+import { MUTEX_LOCK_NAME } from '../internal/names.js';
+import type { GuardOptions } from '../lease.js';
 import { Leadership, listParticipants, participantId, type Participant } from './leadership.js';
-import type { AcquireOptions } from './lock.js';
-import { Mutex } from './mutex.js';
-import { leadershipChannel, type LeadershipMessage, type LockKind } from './diagnostics.js';
+import type { AcquireOptions } from '../locks/lock.js';
+import { Mutex } from '../locks/mutex.js';
+import { leadershipChannel, type LeadershipMessage, type LockKind } from '../diagnostics.js';
 
 /** The selector's mutex: Curator's layout, named as a leadership wait on the diagnostics channels. */
 class SelectorMutex extends Mutex {

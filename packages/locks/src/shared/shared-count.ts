@@ -2,11 +2,11 @@
  * SharedCount: Curator's SharedCount (a SharedValue holding an int), wire-compatible with it.
  */
 import { BadVersionError, ConnectionLossError, CreateMode, InvalidArgumentError, NodeExistsError, NoNodeError, parentPath, validatePath, type ACL, type CallOptions, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
-import { LockStateError, SharedCountError } from './errors.js';
-import { checkClient } from './internal/client.js';
-import { recipeACL } from './internal/acl.js';
-import { connected } from './internal/attempt.js';
-import { ensureContainers } from './internal/engine.js';
+import { LockStateError, SharedCountError } from '../errors.js';
+import { checkClient } from '../internal/client.js';
+import { recipeACL } from '../internal/acl.js';
+import { connected } from '../internal/attempt.js';
+import { ensureContainers } from '../internal/engine.js';
 
 /** Java's int range: the count is a 4-byte signed big-endian integer on the wire. */
 const INT_MIN = -(2 ** 31);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError, type ZooKeeper } from '@zk/protocol';
 import { SemaphoreMutex } from './semaphore-mutex.js';
 import { Semaphore } from './semaphore.js';
-import { decodeCount, encodeCount, SharedCount, type SharedCountReader } from './shared-count.js';
+import { decodeCount, encodeCount, SharedCount, type SharedCountReader } from '../shared/shared-count.js';
 
 /** A client that fails the test if anything is sent. */
 const silent = new Proxy({} as ZooKeeper, {

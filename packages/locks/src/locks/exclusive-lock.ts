@@ -2,11 +2,11 @@
  * ExclusiveLock: the first recipe of the seed documents, kept as the baseline.
  */
 import { ConnectionLossError, CreateMode, NodeExistsError, NoNodeError, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
-import { Attempt, removeNode } from './internal/attempt.js';
-import { ensureContainers, unwatch, type HeldNode } from './internal/engine.js';
-import { freshProof, proofIsFresh } from './internal/proof.js';
+import { Attempt, removeNode } from '../internal/attempt.js';
+import { ensureContainers, unwatch, type HeldNode } from '../internal/engine.js';
+import { freshProof, proofIsFresh } from '../internal/proof.js';
 import { LockBase, type AcquireOptions, type LockOptions } from './lock.js';
-import type { LockKind } from './diagnostics.js';
+import type { LockKind } from '../diagnostics.js';
 
 /**
  * Mutual exclusion with one ephemeral node at the lock path itself: whoever creates it holds

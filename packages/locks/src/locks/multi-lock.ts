@@ -3,10 +3,10 @@
  * order so that overlapping MultiLocks cannot deadlock, all or nothing.
  */
 import { InvalidArgumentError, type Transaction } from '@zk/protocol';
-import { LockError, LockTimeoutError, NotHeldError } from './errors.js';
-import type { Lease } from './lease.js';
+import { LockError, LockTimeoutError, NotHeldError } from '../errors.js';
+import type { Lease } from '../lease.js';
 import { checkAcquireOptions, LOCK_BRAND, LockBase, ownerOf, runAsOwner, type AcquireOptions } from './lock.js';
-import { traceAcquire } from './diagnostics.js';
+import { traceAcquire } from '../diagnostics.js';
 
 /** What a MultiLock acquire tells its trace: its last part's node and token. */
 const lastPart = (lease: MultiLease) => ({ node: lease.nodes.at(-1), fencingToken: lease.leases.at(-1)?.fencingToken });

@@ -8,12 +8,12 @@
  * its client's default data, the local IP address as text).
  */
 import { CreateMode, InvalidArgumentError, type ACL, NodeExistsError, NoNodeError, validatePath, type CallOptions, type ZooKeeper } from '@zk/protocol';
-import { checkClient } from './internal/client.js';
-import { recipeACL } from './internal/acl.js';
-import { barrierWait, checkWaitOptions, isRetryable, NodeWatch, type BarrierWaitOptions } from './internal/barrier-wait.js';
-import { BarrierAbortedError, type BarrierTimeoutError, type LeaseLostError } from './errors.js';
+import { checkClient } from '../internal/client.js';
+import { recipeACL } from '../internal/acl.js';
+import { barrierWait, checkWaitOptions, isRetryable, NodeWatch, type BarrierWaitOptions } from '../internal/barrier-wait.js';
+import { BarrierAbortedError, type BarrierTimeoutError, type LeaseLostError } from '../errors.js';
 
-export type { BarrierWaitOptions } from './internal/barrier-wait.js';
+export type { BarrierWaitOptions } from '../internal/barrier-wait.js';
 
 /** Options of a {@link Barrier}. */
 export interface BarrierOptions {

@@ -13,16 +13,16 @@
  */
 import { hostname } from 'node:os';
 import { ConnectionLossError, CreateMode, InvalidArgumentError, NoNodeError, validatePath, type ACL, type Stat, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
-import { LeaseLostError, LockAbortedError, LockTimeoutError } from './errors.js';
-import { Attempt, deleteGuaranteed, removeNode, sweepAttempt } from './internal/attempt.js';
-import { recipeACL } from './internal/acl.js';
-import { mutexDriver } from './internal/drivers.js';
-import { acquireNode, ensureContainers, type HeldNode } from './internal/engine.js';
-import { attemptIdOf, newAttemptId, protectedName } from './internal/names.js';
-import { guard, Lease } from './lease.js';
-import type { LockOptions } from './lock.js';
-import type { SharedCountReader } from './shared-count.js';
-import { traceAcquire } from './diagnostics.js';
+import { LeaseLostError, LockAbortedError, LockTimeoutError } from '../errors.js';
+import { Attempt, deleteGuaranteed, removeNode, sweepAttempt } from '../internal/attempt.js';
+import { recipeACL } from '../internal/acl.js';
+import { mutexDriver } from '../internal/drivers.js';
+import { acquireNode, ensureContainers, type HeldNode } from '../internal/engine.js';
+import { attemptIdOf, newAttemptId, protectedName } from '../internal/names.js';
+import { guard, Lease } from '../lease.js';
+import type { LockOptions } from '../locks/lock.js';
+import type { SharedCountReader } from '../shared/shared-count.js';
+import { traceAcquire } from '../diagnostics.js';
 
 /** What a semaphore acquire tells its trace: its first lease's node and token. */
 const firstLease = (leases: Lease[]) => ({ node: leases[0]?.node, fencingToken: leases[0]?.fencingToken });

@@ -2,15 +2,15 @@
  * LeaderLatch: Curator's LeaderLatch, wire-compatible with it, on the acquire engine.
  */
 import { InvalidArgumentError, validatePath, type ACL, type ZooKeeper } from '@zk/protocol';
-import { LeaseLostError, LockAbortedError, LockStateError, LockTimeoutError } from './errors.js';
-import { recipeACL } from './internal/acl.js';
-import { Attempt, connectedUnless } from './internal/attempt.js';
-import { latchDriver } from './internal/drivers.js';
-import { acquireNode, type HeldNode } from './internal/engine.js';
-import { LATCH_LOCK_NAME } from './internal/names.js';
-import { guard, Lease, reasonOf, signalOf, type GuardOptions } from './lease.js';
+import { LeaseLostError, LockAbortedError, LockStateError, LockTimeoutError } from '../errors.js';
+import { recipeACL } from '../internal/acl.js';
+import { Attempt, connectedUnless } from '../internal/attempt.js';
+import { latchDriver } from '../internal/drivers.js';
+import { acquireNode, type HeldNode } from '../internal/engine.js';
+import { LATCH_LOCK_NAME } from '../internal/names.js';
+import { guard, Lease, reasonOf, signalOf, type GuardOptions } from '../lease.js';
 import { Leadership, listParticipants, participantId, type Participant } from './leadership.js';
-import { acquireTraced, leadershipChannel, traceAcquire, type LeadershipMessage } from './diagnostics.js';
+import { acquireTraced, leadershipChannel, traceAcquire, type LeadershipMessage } from '../diagnostics.js';
 
 /** What a leadership wait tells its trace: the term's node and token. */
 const termOf = (l: Leadership) => ({ node: l.node, fencingToken: l.fencingToken });

@@ -4,11 +4,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { hostname } from 'node:os';
 import { InvalidArgumentError, validatePath, type ACL, type ZooKeeper } from '@zk/protocol';
-import { recipeACL } from './internal/acl.js';
-import { LockAbortedError, LockTimeoutError } from './errors.js';
-import type { HeldNode } from './internal/engine.js';
-import { guard, Lease, type GuardOptions, type LeaseCore } from './lease.js';
-import { traceAcquire, type AcquireTrace, type LockKind } from './diagnostics.js';
+import { recipeACL } from '../internal/acl.js';
+import { LockAbortedError, LockTimeoutError } from '../errors.js';
+import type { HeldNode } from '../internal/engine.js';
+import { guard, Lease, type GuardOptions, type LeaseCore } from '../lease.js';
+import { traceAcquire, type AcquireTrace, type LockKind } from '../diagnostics.js';
 
 /** Options of a lock. */
 export interface LockOptions extends GuardOptions {

@@ -2,12 +2,12 @@
  * Mutex: Curator's InterProcessMutex, wire-compatible with it.
  */
 import { InvalidArgumentError, type ZooKeeper } from '@zk/protocol';
-import { acquireNode, type HeldNode } from './internal/engine.js';
-import { mutexDriver } from './internal/drivers.js';
-import { LocalQueue } from './internal/local-queue.js';
-import { guard, type LeaseCore } from './lease.js';
+import { acquireNode, type HeldNode } from '../internal/engine.js';
+import { mutexDriver } from '../internal/drivers.js';
+import { LocalQueue } from '../internal/local-queue.js';
+import { guard, type LeaseCore } from '../lease.js';
 import { LockBase, type AcquireOptions, type LockOptions } from './lock.js';
-import type { AcquireTrace, LockKind } from './diagnostics.js';
+import type { AcquireTrace, LockKind } from '../diagnostics.js';
 
 /** The default bound of in-process hand-offs while another process waits. */
 export const DEFAULT_MAX_LOCAL_HANDOFFS = 8;

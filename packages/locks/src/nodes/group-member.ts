@@ -8,11 +8,11 @@
  */
 import { networkInterfaces } from 'node:os';
 import { CreateMode, InvalidArgumentError, validatePath, type ACL, type ZooKeeper } from '@zk/protocol';
-import { LockStateError } from './errors.js';
-import { openMemberList, type MemberList } from './internal/member-list.js';
-import { pauseUnless, RETRY_FIRST_MS, RETRY_MAX_MS, toBytes } from './internal/persistent-node-support.js';
+import { LockStateError } from '../errors.js';
+import { openMemberList, type MemberList } from '../internal/member-list.js';
+import { pauseUnless, RETRY_FIRST_MS, RETRY_MAX_MS, toBytes } from '../internal/persistent-node-support.js';
 import { PersistentNode, type InitialWaitOptions } from './persistent-node.js';
-import { RenewingClient } from './renewing-client.js';
+import { RenewingClient } from '../renewing-client.js';
 
 /** Options of a {@link GroupMember}. */
 export interface GroupMemberOptions {

@@ -4,18 +4,13 @@
  * opted in watches its own node and sees the change. Nothing is forced: the holder decides.
  */
 import { BadVersionError, InvalidArgumentError, NoNodeError, validatePath, type CallOptions, type ZooKeeper } from '@zk/protocol';
+import { REVOKE_MESSAGE } from '../internal/revoke-message.js';
 import { inspectLock } from './inspect.js';
 
-/** Curator's `LockInternals.REVOKE_MESSAGE`: the ASCII bytes of `__REVOKE__`. */
-export const REVOKE_MESSAGE: Buffer = Buffer.from('__REVOKE__', 'latin1');
+export { REVOKE_MESSAGE };
 
 /** How often a request is written again when the node's version moved between our read and our write. */
 const MAX_VERSION_RETRIES = 3;
-
-/** @internal True when `data` is the revocation request. */
-export function isRevokeMessage(data: Uint8Array): boolean {
-  return REVOKE_MESSAGE.equals(data);
-}
 
 /**
  * Asks the holder of the lock node `nodePath` to release it, as Curator's

@@ -2,8 +2,8 @@
  * SemaphoreMutex: Curator's InterProcessSemaphoreMutex, wire-compatible with it.
  */
 import type { ZooKeeper } from '@zk/protocol';
-import type { Lease } from './lease.js';
-import type { LockOptions } from './lock.js';
+import type { Lease } from '../lease.js';
+import type { LockOptions } from '../locks/lock.js';
 import { Semaphore, type SemaphoreAcquireOptions } from './semaphore.js';
 
 /**

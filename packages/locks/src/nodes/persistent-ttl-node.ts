@@ -12,9 +12,9 @@
  * alive on a shared path (test/interop/persistent-node.test.ts).
  */
 import { CreateMode, InvalidArgumentError, NodeExistsError, NoNodeError, validatePath, type ACL, type ZooKeeper } from '@zk/protocol';
-import { recipeACL } from './internal/acl.js';
+import { recipeACL } from '../internal/acl.js';
 import { PersistentNode, type InitialWaitOptions, type PersistentNodeEvent } from './persistent-node.js';
-import type { RenewingClient } from './renewing-client.js';
+import type { RenewingClient } from '../renewing-client.js';
 
 /** Curator's `DEFAULT_CHILD_NODE_NAME`. */
 export const TTL_TOUCH_NODE = 'touch';
