@@ -59,6 +59,10 @@ async function javaProducer(kind: 'plain' | 'multi' | 'priority' | 'delay' | 'id
 /**
  * A Node consumer iterating `queue` until stopped; `items` is what it consumed so far. `workMs`:
  * each item is worked on that long before the next take (in safe mode the item is completed then).
+ * Its loop is awaited on every path: `stop()` (idempotent) rejects with the loop's error, `until()`
+ * rejects with it as soon as the loop fails, and disposal (`await using`, a test that ended early)
+ * stops it and drops its error, which `until()` or `stop()` already reported; so a failure is
+ * reported once, as itself, and no take is left running into the space's teardown.
  */
 function nodeConsumer(queue: Queue<string> | PriorityQueue<string> | DelayQueue<string> | IdQueue<string>, workMs = 0) {
   const controller = new AbortController();
@@ -73,11 +77,19 @@ function nodeConsumer(queue: Queue<string> | PriorityQueue<string> | DelayQueue<
       if (!(err instanceof QueueAbortedError)) throw err;
     }
   })();
+  loop.catch(() => undefined); // handled: awaited by stop() and until()
+  let stopped: Promise<void> | undefined;
+  const stop = () => (stopped ??= (controller.abort(), loop));
   return {
     items,
-    async stop() {
-      controller.abort();
-      await loop;
+    stop,
+    /** Waits until `check()` holds; rejects with the loop's error if the loop ends first. */
+    until(what: string, check: () => boolean, ms = 60_000): Promise<unknown> {
+      const ended = loop.then(() => Promise.reject(new Error(`the Node consumer ended before ${what}`)));
+      return Promise.race([until(what, check, ms), ended]);
+    },
+    async [Symbol.asyncDispose]() {
+      await stop().catch(() => undefined);
     },
   };
 }
@@ -94,9 +106,9 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 DistributedQueue and
   it('safe mode, each way: 200 items of a Java producer to a Node consumer, 200 of a Node producer to a Java consumer; none lost, none twice, in put order', async () => {
     const zk = await space.client();
     const opts = { serializer: stringSerializer, lockPath: '/interop/q1-locks' };
-    const consumer = nodeConsumer(new Queue(zk, '/interop/q1', opts));
+    await using consumer = nodeConsumer(new Queue(zk, '/interop/q1', opts));
     await javaProducer('plain', '/interop/q1', '/interop/q1-locks', 200, 'j');
-    await until('200 Java items at the Node consumer', () => consumer.items.length >= 200);
+    await consumer.until('200 Java items at the Node consumer', () => consumer.items.length >= 200);
     await consumer.stop();
     expect(consumer.items).toEqual(Array.from({ length: 200 }, (_, i) => `j${i}`));
 
@@ -118,7 +130,7 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 DistributedQueue and
     // Each consumer works a little on each item, as a real one does: without it our consumer,
     // which serves several items from one listing, took all 400 in one CI run (3.9.3, Curator
     // 5.7.1) and the two consumers never competed.
-    const nc = nodeConsumer(new Queue(zk, '/interop/q2', opts), 5);
+    await using nc = nodeConsumer(new Queue(zk, '/interop/q2', opts), 5);
     const producer = new Queue(zk2, '/interop/q2', opts);
     await Promise.all([
       javaProducer('plain', '/interop/q2', '/interop/q2-locks', 200, 'j'),
@@ -126,7 +138,7 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 DistributedQueue and
         for (let i = 0; i < 200; i++) await producer.put(`n${i}`);
       })(),
     ]);
-    await until('400 items consumed', () => jc.items().length + nc.items.length >= 400);
+    await nc.until('400 items consumed', () => jc.items().length + nc.items.length >= 400);
     await jc.stop();
     await nc.stop();
     const all = [...jc.items(), ...nc.items];
@@ -148,11 +160,11 @@ describe.skipIf(missing !== undefined)(`interop - Curator 5 DistributedQueue and
     const jc = await javaConsumer('plain', '/interop/q3', '/interop/q3-locks', 600_000); // never finishes an item
     await until('the Java consumer holding n0', () => jc.items().includes('n0'));
     expect(await space.children('/interop/q3-locks')).toHaveLength(1);
-    const nc = nodeConsumer(new Queue(await space.client(), '/interop/q3', opts));
-    await until('19 items at the Node consumer', () => nc.items.length >= 19);
+    await using nc = nodeConsumer(new Queue(await space.client(), '/interop/q3', opts));
+    await nc.until('19 items at the Node consumer', () => nc.items.length >= 19);
     expect(nc.items).not.toContain('n0'); // held by Java
     await jc.stop(); // Curator interrupts the consumer and closes its session
-    await until('n0 at the Node consumer', () => nc.items.includes('n0'));
+    await nc.until('n0 at the Node consumer', () => nc.items.includes('n0'));
     await nc.stop();
     console.log(`interop queue: Java consumer stopped holding n0; Node consumer got ${nc.items.length} items, n0 ${nc.items.filter((v) => v === 'n0').length} time(s)`);
     expect(duplicates(nc.items)).toBe(0);

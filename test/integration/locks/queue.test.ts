@@ -7,9 +7,9 @@
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ANYONE_ID_UNSAFE, ChannelName, InvalidArgumentError, Perm } from '@zk/protocol';
+import { ANYONE_ID_UNSAFE, ChannelName, InvalidArgumentError, Perm, type ZooKeeper } from '@zk/protocol';
 import { DelayQueue, IdQueue, LeaseLostError, LockTimeoutError, PriorityQueue, Queue, QueueAbortedError, QueueItemError, QueueTimeoutError, encodeItems, jsonSerializer, stringSerializer } from '@zk/locks';
-import { waitFor } from '../../harness/index.js';
+import { timing, waitFor } from '../../harness/index.js';
 import { TestSpace } from '../../harness/fixtures.js';
 
 let space: TestSpace;
@@ -180,7 +180,64 @@ describe('queue - safe mode (lockPath)', () => {
     await expect(itA.next()).rejects.toBeInstanceOf(LeaseLostError);
     expect((await new Queue(b, '/q/exp', opts).take({ timeout: 0 })).value).toBe('3');
   });
+
+  // A consumer finds every item held (the lock create answers NodeExists) and then sets its watch
+  // on the lock path. A lock deleted in between is never seen by that watch: the consumer must
+  // read it off the listing the watch came with. The wrapped client opens that window on purpose:
+  // before the watched listing of the lock path goes out, the holder's session is closed and the
+  // consumer's own session sees its lock gone.
+  it.each([
+    ['Queue', (zk: ZooKeeper, o: SafeOptions) => new Queue(zk, '/q/gap', o), (q: AnyQueue) => (q as Queue<string>).put('job')],
+    ['PriorityQueue', (zk: ZooKeeper, o: SafeOptions) => new PriorityQueue(zk, '/q/gap', o), (q: AnyQueue) => (q as PriorityQueue<string>).put('job', 3)],
+    ['DelayQueue', (zk: ZooKeeper, o: SafeOptions) => new DelayQueue(zk, '/q/gap', o), (q: AnyQueue) => (q as DelayQueue<string>).put('job', Date.now() - 1)],
+    ['IdQueue', (zk: ZooKeeper, o: SafeOptions) => new IdQueue(zk, '/q/gap', o), (q: AnyQueue) => (q as IdQueue<string>).put('job', 'id-1')],
+  ] as const)('%s: a lock that goes after the consumer found the item held, before its lock-path watch is set, still lets the consumer take the item', async (_, make, put) => {
+    const [producer, holder, consumer] = await Promise.all([space.client(), space.client(), space.client()]);
+    const opts = { ...strings, lockPath: '/q/gap-locks' };
+    await put(make(producer, opts));
+    const held = await make(holder, opts).take({ timeout: 0 });
+    const lockNode = `/q/gap-locks/${held.node.slice(held.node.lastIndexOf('/') + 1)}`;
+    let paused = 0;
+    const gap = beforeWatchedListing(consumer, '/q/gap-locks', async () => {
+      paused++;
+      await holder.close(); // the holder dies mid-item: its lock goes with its session
+      await waitFor('the lock gone, seen by the consumer', async () => ((await consumer.exists(lockNode)) === null ? true : undefined), timing(10_000), 5);
+    });
+    const item = await make(gap, opts).take({ timeout: timing(5_000) });
+    expect(paused).toBe(1);
+    expect(item.value).toBe('job');
+    expect(item.node).toBe(held.node);
+    await item.complete();
+    expect(await space.children('/q/gap')).toEqual([]);
+    expect(await space.children('/q/gap-locks')).toEqual([]);
+  });
 });
+
+type SafeOptions = { serializer: typeof stringSerializer; lockPath: string };
+type AnyQueue = Queue<string> | PriorityQueue<string> | DelayQueue<string> | IdQueue<string>;
+
+/**
+ * `zk`, with `before()` run ahead of its first getChildren of `dir` that sets a watch (the
+ * listing goes out once it has settled). A wrapped client, not a hook in the recipe.
+ */
+function beforeWatchedListing(zk: ZooKeeper, dir: string, before: () => Promise<void>): ZooKeeper {
+  let done = false;
+  return new Proxy(zk, {
+    get(target, prop) {
+      if (prop === 'getChildren') {
+        return async (path: string, options?: { watch?: unknown }) => {
+          if (path === dir && options?.watch !== undefined && !done) {
+            done = true;
+            await before();
+          }
+          return target.getChildren(path, options as Parameters<ZooKeeper['getChildren']>[1]);
+        };
+      }
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
 
 describe('queue - timeout, abort, bad input, ACL', () => {
   it('timeout and abort: typed errors, no lock node, no watch, and the item is not lost', async () => {

@@ -5,7 +5,8 @@
  * The take loop lists the queue (no watch), tries the items in the layout's order, and only when
  * none could be taken lists again with a children watch and sleeps on it (and, in safe mode,
  * on a children watch of the lock path when an item was skipped because another consumer held
- * it: its lock vanishing, when that consumer's session ends, changes nothing in the queue path).
+ * it: its lock vanishing, when that consumer's session ends, changes nothing in the queue path;
+ * a lock already gone from the listing that set that watch means look again, not sleep).
  * A delay queue also sleeps until its next item is due. Nothing is polled.
  */
 import { ConnectionLossError, CreateMode, InvalidArgumentError, NodeExistsError, NoNodeError, validatePath, type ACL, type ZooKeeper } from '@zk/protocol';
@@ -251,7 +252,7 @@ export abstract class QueueBase<T> {
           const children = await attempt.race(watch ? watch.getChildren() : this.zk.getChildren(this.path));
           const now = Date.now();
           let due = Infinity;
-          let held = false;
+          const held: string[] = [];
           const ordered = this.#layout.order(children, now);
           for (let i = 0; i < ordered.length; i++) {
             const name = ordered[i]!;
@@ -265,15 +266,19 @@ export abstract class QueueBase<T> {
               if (this.#layout.appendOnly) this.#rest = { names: ordered, at: i + 1 };
               return item;
             }
-            held = true;
+            held.push(name);
           }
           if (!watch) continue;
-          if (held && this.lockPath !== undefined) {
+          let locksStand = true;
+          if (held.length > 0 && this.lockPath !== undefined) {
             const locks = new NodeWatch(this.zk, this.lockPath);
             watches.push(locks);
-            await attempt.race(locks.getChildren());
+            // A lock deleted after our create found it (NodeExists) and before this watch was set
+            // fires nothing: its absence from the listing the watch came with is the only sign.
+            const locked = new Set(await attempt.race(locks.getChildren()));
+            locksStand = held.every((name) => locked.has(name));
           }
-          await this.#sleep(attempt, watches, due);
+          if (locksStand) await this.#sleep(attempt, watches, due); // else: list again at once
         }
       } catch (err) {
         if (err instanceof NoNodeError) {
