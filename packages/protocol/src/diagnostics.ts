@@ -154,11 +154,13 @@ export interface EventMessage {
 /** @internal */
 export const eventChannel = channel(ChannelName.event);
 /**
- * Payload of `zk:proof`: one quorum-proof write settled (`err` 0: committed; -4: the connection
- * dropped first) and `proven`, the proof's time after it (performance.now() clock).
+ * Payload of `zk:proof`: one quorum-proof request of the client's own settled (`kind` 'write', a
+ * no-op multi, or 'sync'; `err` 0: answered; -4: the connection dropped first) and `proven`, the
+ * proof's time after it (performance.now() clock).
  */
 export interface ProofMessage {
   readonly sessionId: bigint;
+  readonly kind: 'write' | 'sync';
   readonly err: number;
   readonly durationMs: number;
   readonly proven: number;

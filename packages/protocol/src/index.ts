@@ -13,6 +13,7 @@ export { ZooKeeper } from './client/zookeeper.js';
 export type { CallOptions, CreateOptions, Data, DataResult, StateChange, WatchOptions } from './client/zookeeper.js';
 export type { RemovableWatchKind } from './client/watch-ops.js';
 export type { ClientOptions } from './client/options.js';
+export type { LeaseProofMode } from './session/quorum-proof.js';
 export type { LookupFunction } from './connection/resolve.js';
 export type { ParentsMode } from './client/tree.js';
 export { retry, isSafeToRetry } from './client/retry.js';

@@ -93,20 +93,36 @@ describe('lease proof monitor (connected, proof growing old)', () => {
     expect(told).toEqual([500]);
   });
 
-  it('holds the session\'s quorum proof while it has leases, and lets it go when the monitor retires after the last', () => {
+  it('holds the session\'s quorum proof while it has leases, and lets it go as the last one goes (nothing is proven for no lease)', () => {
     const s = new StubSession();
     s.heard = performance.now();
     const a = watchProof(asZk(s), () => {});
     const b = watchProof(asZk(s), () => {});
     expect(s.holds).toBe(1);
     a();
+    expect(s.holds).toBe(1);
     b();
-    expect(s.holds).toBe(1); // until the timer comes with no lease: a lease taken meanwhile finds it held
-    vi.runOnlyPendingTimers();
+    expect(s.holds).toBe(0);
+    const c = watchProof(asZk(s), () => {}); // a lease taken again holds it again
+    expect(s.holds).toBe(1);
+    c();
     expect(s.holds).toBe(0);
   });
 
-  it('one timer, one state listener and one proof hold per session however many leases; all three end when the timer next fires with no lease', () => {
+  it("leaseProof 'off': no proof is held, and the leases are told by the expiry deadline alone", () => {
+    const s = Object.assign(new StubSession(), { leaseProof: 'off' });
+    s.heard = performance.now();
+    s.quorum = -Infinity; // no proof at all: would tell at once were it read
+    const told: number[] = [];
+    const off = watchProof(asZk(s), () => told.push(performance.now()));
+    expect(s.holds).toBe(0);
+    expect(told).toHaveLength(0);
+    vi.advanceTimersByTime(500);
+    expect(told).toEqual([500]);
+    off();
+  });
+
+  it('one timer, one state listener and one proof hold per session however many leases; the hold ends with the last lease, the timer and listener when the timer next fires with no lease', () => {
     const s = new StubSession();
     s.heard = performance.now();
     const offs = Array.from({ length: 100 }, () => watchProof(asZk(s), () => {}));
@@ -115,8 +131,8 @@ describe('lease proof monitor (connected, proof growing old)', () => {
     expect(s.holds).toBe(1);
     for (const off of offs) off();
     offs[0]!(); // twice: no effect
-    // Kept for a lease taken right after: it reuses them all.
-    expect(s.holds).toBe(1);
+    // The timer and the listener are kept for a lease taken right after: it reuses them.
+    expect(s.holds).toBe(0);
     expect(vi.getTimerCount()).toBe(1);
     const again = watchProof(asZk(s), () => {});
     expect(s.holds).toBe(1);

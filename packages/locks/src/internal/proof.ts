@@ -28,7 +28,8 @@ interface Monitor {
  * proof, capped by the newest answer of any server.
  */
 export function leaseDeadline(zk: ZooKeeper): number {
-  return Math.min(zk.quorumDeadline, zk.expiryDeadline);
+  // leaseProof 'off': the server's answers alone, as Curator (the proof is not kept).
+  return zk.leaseProof === 'off' ? zk.expiryDeadline : Math.min(zk.quorumDeadline, zk.expiryDeadline);
 }
 
 /**
@@ -38,7 +39,7 @@ export function leaseDeadline(zk: ZooKeeper): number {
  * leases); the first lease on a long-idle session waits for one proof cycle.
  */
 export async function freshProof(zk: ZooKeeper, signal: AbortSignal): Promise<void> {
-  if (proofIsFresh(zk)) return;
+  if (proofIsFresh(zk) || zk.leaseProof === 'off') return;
   await zk.awaitQuorumDeadline(performance.now() + zk.sessionTimeout / 4, { signal });
 }
 
@@ -62,18 +63,19 @@ export function watchProof(zk: ZooKeeper, atRisk: AtRisk): () => void {
     monitors.set(zk, (monitor = m));
   }
   const m = monitor;
-  if (m.unhold === NOTHING_HELD) m.unhold = zk.holdQuorumProof();
+  if (m.unhold === NOTHING_HELD && zk.leaseProof !== 'off') m.unhold = zk.holdQuorumProof();
   m.subscribers.add(atRisk);
   if (m.timer === undefined) arm(zk, m);
-  // Unsubscribing leaves the proof's hold, the timer and the state listener until the timer
-  // fires with no subscriber (arm() then releases them and removes the monitor): a lease taken
-  // right after the last one ended finds them set. Taking them anew is tens of µs on the
-  // acquire's path; holding the proof that much longer changes nothing the server sees (it
-  // lingers for a minute after its last holder anyway: @zk/protocol's quorum-proof.ts).
+  // The last subscriber gone, the proof is let go at once (the session sends nothing more for
+  // it), while the timer and the state listener stay until the timer fires with no subscriber
+  // (arm() then removes the monitor): a lease taken right after the last one ended finds them
+  // set, and holding the proof again costs a counter.
   return () => {
-    if (!m.subscribers.delete(atRisk) || m.subscribers.size > 0 || m.timer !== undefined) return;
+    if (!m.subscribers.delete(atRisk) || m.subscribers.size > 0) return;
+    m.unhold();
+    m.unhold = NOTHING_HELD;
     // No timer will come to retire the monitor (not connected, or the proof ran out): now.
-    arm(zk, m);
+    if (m.timer === undefined) arm(zk, m);
   };
 }
 

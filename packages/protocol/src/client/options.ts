@@ -8,6 +8,7 @@ import { parseConnectString, type HostAddress } from '../session/hosts.js';
 import { validateTimeout } from '../util/abort.js';
 import { authBytes } from './data.js';
 import type { SaslOptions } from '../session/sasl.js';
+import type { LeaseProofMode } from '../session/quorum-proof.js';
 import type { LookupFunction } from '../connection/resolve.js';
 import { resolveRetryPolicy, type ClientRetryOptions } from './retry-policy.js';
 import { resolveACLProvider, type ACL, type ACLProvider, type ResolvedACLProvider } from './acl.js';
@@ -159,8 +160,26 @@ export interface ClientOptions {
    * sent half a tick (and a margin) after its reply has committed. Unknown, the client assumes
    * the largest tick any server allows for the negotiated timeout T: T/2 (servers accept no
    * timeout below 2 ticks unless `minSessionTimeout` was lowered; then you must set this).
+   * Known, it also lets {@link leaseProof} `'auto'` prove by `sync` (no transaction) instead of
+   * writes when T is many ticks.
    */
   serverTickTime?: number;
+  /**
+   * How a session holding leases keeps the quorum's word that it is alive, so that a lease's
+   * signal aborts before the ensemble could expire the session even when the session's server is
+   * cut off from the leader (the locks README has each mode's cost and guarantee):
+   * - `'auto'` (default): by `sync` round trips (no transaction) when {@link serverTickTime} is
+   *   set and T is at least about 5 ticks; else by writes;
+   * - `'write'`: by committed writes: the session's own (a lock's create and delete, fenced
+   *   writes, the application's), and a no-op multi when none came for a while (about T/3 with
+   *   the tick known, T/5 without);
+   * - `'sync'`: by syncs (requires {@link serverTickTime}); by writes where the negotiated timeout
+   *   leaves a sync no room;
+   * - `'off'`: no proof; a lease trusts its server's answers, Curator's guarantee (not kept when
+   *   the server is cut off from the leader).
+   * Nothing is sent for the proof while the session holds no lease.
+   */
+  leaseProof?: LeaseProofMode;
   /**
    * Resume an existing session instead of starting one (Java's constructor with sessionId and
    * password): the connect fails with SessionExpiredError if the server no longer has it.
@@ -185,6 +204,8 @@ export interface ClientOptions {
   signal?: AbortSignal;
 }
 
+const LEASE_PROOF_MODES: readonly LeaseProofMode[] = ['auto', 'write', 'sync', 'off'];
+
 /** @internal Options after defaults and validation. */
 export interface ResolvedOptions {
   hosts: readonly HostAddress[];
@@ -205,6 +226,7 @@ export interface ResolvedOptions {
   session: { id: bigint; password: Buffer } | undefined;
   sasl: SaslOptions | undefined;
   serverTickTime: number | undefined;
+  leaseProof: LeaseProofMode;
   acl: ResolvedACLProvider;
 }
 
@@ -235,6 +257,12 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
   }
   if (options.serverTickTime !== undefined && !(Number.isInteger(options.serverTickTime) && options.serverTickTime > 0)) {
     throw new InvalidArgumentError('serverTickTime', `must be a positive integer (ms), got ${String(options.serverTickTime)}`);
+  }
+  if (options.leaseProof !== undefined && !LEASE_PROOF_MODES.includes(options.leaseProof)) {
+    throw new InvalidArgumentError('leaseProof', `must be one of ${LEASE_PROOF_MODES.map((m) => `'${m}'`).join(', ')}, got ${String(options.leaseProof)}`);
+  }
+  if (options.leaseProof === 'sync' && options.serverTickTime === undefined) {
+    throw new InvalidArgumentError('leaseProof', "'sync' needs serverTickTime: a sync proves a tick and a half less than a write, and without the tick it proves nothing");
   }
   if (options.tls !== undefined && typeof options.tls !== 'function' && (typeof options.tls !== 'object' || options.tls === null)) {
     throw new InvalidArgumentError('tls', `must be TLS options or a function returning them, got ${String(options.tls)}`);
@@ -267,6 +295,7 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
     trackEnsemble: options.trackEnsemble ?? false,
     sasl: options.sasl,
     serverTickTime: options.serverTickTime,
+    leaseProof: options.leaseProof ?? 'auto',
     acl: resolveACLProvider(options.acl),
     session: options.session ? { id: options.session.id, password: Buffer.from(options.session.password) } : undefined,
   };

@@ -10,6 +10,7 @@ import type { JuteWriter } from '../jute/writer.js';
 import type { Stat } from '../jute/data.js';
 import * as proto from '../jute/proto.js';
 import { Session, type SessionState, type StateListener } from '../session/session.js';
+import type { LeaseProofMode } from '../session/quorum-proof.js';
 import { isConnected } from '../session/state.js';
 import type { WatchedEvent, WatchKind, WatchListener } from '../session/watches.js';
 import { AsyncQueue } from '../util/queue.js';
@@ -170,24 +171,33 @@ export class ZooKeeper implements AsyncDisposable {
    * The earliest moment (`performance.now()` clock) at which the ensemble may expire this session,
    * by evidence that passed through the leader, not merely a server's answer: a follower cut off
    * from its leader keeps answering for syncLimit ticks while the leader, which alone expires
-   * sessions, no longer hears of this one. The evidence is a committed write (the leader and a
-   * quorum took part) sent at least half a server tick after the reply it confirms, or a
-   * handshake (the leader creates or revalidates the session). It advances only while the proof
-   * is held ({@link ZooKeeper.holdQuorumProof}); leases hold it. See the protocol README's
-   * "What a lease rests on" for the assumptions.
+   * sessions, no longer hears of this one. The evidence is a committed write of the session (the
+   * leader and a quorum took part) sent at least half a server tick after the reply it confirms;
+   * a sync, which proves the same at most 1.5 ticks (and a margin) before it was sent; or a
+   * handshake (the leader creates or revalidates the session). Every write and sync of the
+   * session counts; while the proof is held ({@link ZooKeeper.holdQuorumProof}; leases hold it)
+   * the client sends its own when none came for a while. See the protocol README's "What a
+   * lease rests on" for the assumptions.
    */
   get quorumDeadline(): number {
     return this.#session.quorumDeadline;
   }
 
+  /** How this client keeps the quorum proof (the `leaseProof` option; `'off'`: it sends nothing for it). */
+  get leaseProof(): LeaseProofMode {
+    return this.#session.leaseProof;
+  }
+
   /**
-   * Keeps {@link ZooKeeper.quorumDeadline} advancing until the returned function is called: a
-   * no-op write (a multi of one `check` of the root) every max(T/6, a quarter tick plus a margin),
-   * committed through the quorum. Counted: every holder shares one loop per session, and it
-   * lingers max(60 s, 10 T) after the last one. While held, `lost` is reported by this
-   * deadline; a server that cannot commit the write (cut off from the leader) stops answering the
-   * session, so its connection is dropped by the liveness rule (2T/3 without a reply) and the
-   * session moves to another server.
+   * Keeps {@link ZooKeeper.quorumDeadline} advancing until the returned function is called: when
+   * the session sent no write or sync for the `leaseProof` mode's period (about T/3 with
+   * `serverTickTime` known, T/5 without), one of its own: a sync where the tick allows (mode
+   * `'auto'` or `'sync'`), else a no-op write (a multi of one `check` of the root) committed
+   * through the quorum. Counted: every holder shares one loop per session, which sends nothing
+   * once the last has released it (and nothing at all in mode `'off'`). While held, `lost` is
+   * reported by this deadline; a server that cannot commit the write or answer the sync (cut off
+   * from the leader) stops answering the session, so its connection is dropped by the liveness
+   * rule (2T/3 without a reply) and the session moves to another server.
    *
    * @example
    * ```ts
@@ -201,10 +211,11 @@ export class ZooKeeper implements AsyncDisposable {
 
   /**
    * Resolves once {@link ZooKeeper.quorumDeadline} is later than `deadline` (a `performance.now()`
-   * time), holding the quorum proof meanwhile; rejects when `signal` aborts or the session ends.
-   * Locks call it before handing out a lease whose proof is too old to last (the first lease on a
-   * long-idle session waits for one proof cycle: about 0.4 T, or half a tick plus T/6 with
-   * `serverTickTime`).
+   * time), holding the quorum proof meanwhile (a proof request goes at once); rejects when
+   * `signal` aborts or the session ends. Locks call it before handing out a lease whose proof is
+   * too old to last: one round trip when the session's server answered something at least half
+   * a tick earlier, else two. In mode `'off'` nothing is sent for it: only the session's own
+   * writes move the deadline.
    */
   awaitQuorumDeadline(deadline: number, options: { signal?: AbortSignal } = {}): Promise<void> {
     return this.#session.awaitQuorumDeadline(deadline, options.signal);

@@ -11,6 +11,7 @@ import { FrameDecoder } from '../framing.js';
 import { JuteReader } from '../jute/reader.js';
 import { JuteWriter } from '../jute/writer.js';
 import { readWatcherEvent, type WatcherEvent } from '../jute/proto.js';
+import { HeardLog } from './heard-log.js';
 import { decodeConnectResponse, encodeConnectRequest, exchangeHandshake, type HandshakeResult } from './handshake.js';
 import { MAX_COALESCED_READS, ReadBatch, readReadBatch, writeReadBatch, type QueuedRead } from './coalesce.js';
 import { generationOf, LEGACY_SUBSTITUTES, rememberedGeneration, rememberGeneration, SINCE_VERSION, writeGenerationProbe, type ServerGeneration } from './generation.js';
@@ -114,6 +115,8 @@ export class Connection {
   /** Send time (performance.now()) of the newest request or ping answered on this connection. */
   #lastHeard = -Infinity;
   #lastHeardAt = -Infinity;
+  /** Which requests were answered by when, for the quorum proof (heard-log.ts). */
+  readonly #heardLog: HeardLog;
   #closed = false;
   #closing: Promise<void> | undefined;
   /** Chunks held back until open() has returned (see the constructor). */
@@ -171,6 +174,7 @@ export class Connection {
     this.#session = session;
     this.#where = where;
     this.#lastZxid = opts.lastZxidSeen ?? 0n;
+    this.#heardLog = new HeardLog(session.timeOut);
     this.#maxFrame = opts.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE;
     this.#coalesce = opts.coalesceReads === true;
     this.#server = `${opts.address ?? opts.host}:${opts.port}`;
@@ -244,6 +248,13 @@ export class Connection {
    */
   get lastHeard(): number {
     return this.#lastHeard;
+  }
+  /**
+   * The send time of the newest request this connection's server had answered by `t` (a
+   * performance.now() time), about a {@link HeardLog} grain late at most; -Infinity when none.
+   */
+  heardBy(t: number): number {
+    return this.#heardLog.newestBy(t);
   }
   /** When the reply that set {@link lastHeard} arrived (performance.now()); -Infinity before the first. */
   get lastHeardAt(): number {
@@ -501,6 +512,7 @@ export class Connection {
     if (sentAt > this.#lastHeard) {
       this.#lastHeard = sentAt;
       this.#lastHeardAt = performance.now();
+      this.#heardLog.note(sentAt, this.#lastHeardAt);
     }
     this.#liveness.received();
   }

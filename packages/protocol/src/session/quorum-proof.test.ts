@@ -1,39 +1,59 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { proofTiming, QuorumProof, type QuorumProofHost } from './quorum-proof.js';
+import { HeardLog } from '../connection/heard-log.js';
+import { proofTiming, QuorumProof, type LeaseProofMode, type QuorumProofHost } from './quorum-proof.js';
 
-/** A session as the proof sees it; writes are answered by the test (`answer`). */
+/** A session as the proof sees it: its requests are answered by the test (`answer`), in order. */
 class Host implements QuorumProofHost {
-  t = 2000;
   up = true;
-  #heard: { sentAt: number; at: number } | undefined = { sentAt: 0, at: 0 };
-  readonly sent: Array<{ at: number; resolve: (at: number) => void; reject: (e: Error) => void }> = [];
+  log: HeardLog;
+  proof: QuorumProof | undefined;
+  readonly sent: Array<{ at: number; kind: 'write' | 'sync'; resolve: () => void }> = [];
+  constructor(public t = 2000) {
+    this.log = new HeardLog(t);
+  }
   timeout(): number {
     return this.t;
   }
   connected(): boolean {
     return this.up;
   }
-  heard(): { sentAt: number; at: number } | undefined {
-    return this.#heard;
+  heardBy(t: number): number {
+    return this.log.newestBy(t);
   }
   /** The reply to a request sent at `sentAt` arrives now. */
   hear(sentAt: number): void {
-    if (this.#heard === undefined || sentAt > this.#heard.sentAt) this.#heard = { sentAt, at: performance.now() };
+    this.log.note(sentAt, performance.now());
   }
-  write(): Promise<number> {
+  send(kind: 'write' | 'sync'): Promise<unknown> {
     const at = performance.now();
-    return new Promise<number>((resolve, reject) => this.sent.push({ at, resolve, reject }));
+    return new Promise<void>((resolve) => this.sent.push({ at, kind, resolve }));
   }
-  /** Answers the oldest unanswered write (committed), dating `heard` by its send time. */
+  /** A write or sync of the session's own, sent now; answered by {@link answer} like the proof's. */
+  own(kind: 'write' | 'sync'): void {
+    void this.send(kind);
+  }
+  /** Answers the oldest outstanding request (committed), as the session does: noted, then reported. */
   async answer(): Promise<number> {
     const w = this.sent.shift();
-    if (!w) throw new Error('no write outstanding');
+    if (!w) throw new Error('no request outstanding');
     this.hear(w.at);
-    w.resolve(w.at);
-    await Promise.resolve();
+    this.proof?.committed(w.at, w.kind);
+    w.resolve();
     await Promise.resolve();
     return w.at;
   }
+  reconnect(): void {
+    this.log = new HeardLog(this.t);
+    this.sent.length = 0;
+    this.proof?.onConnectionChange();
+  }
+}
+
+function make(t = 2000, tick?: number, mode: LeaseProofMode = 'auto'): { h: Host; p: QuorumProof } {
+  const h = new Host(t);
+  const p = new QuorumProof(h, tick, mode);
+  h.proof = p;
+  return { h, p };
 }
 
 beforeEach(() => {
@@ -44,74 +64,136 @@ afterEach(() => {
 });
 
 describe('quorum proof - timing', () => {
-  it('assumes a tick of T/2 unless told; confirms half a tick plus a margin later; writes every T/6 at most', () => {
-    expect(proofTiming(2000)).toEqual({ confirmAfter: 600, every: 334 });
-    expect(proofTiming(30_000, 2000)).toEqual({ confirmAfter: 1200, every: 5000 });
-    // A stated tick above T/2 is impossible with the server's defaults: T/2 still bounds it.
-    expect(proofTiming(2000, 5000)).toEqual(proofTiming(2000));
+  it('syncs where the known tick leaves room (T >= about 5 ticks), writes otherwise; writes never more often than the T/6 of before, syncs at most every T/10', () => {
+    // T = 2 ticks of 1 s (the fault suites): writes every 388 ms (was 334).
+    expect(proofTiming(2000, 'auto')).toMatchObject({ confirmAfter: 600, kind: 'write', every: 388 });
+    // T = 10 s, tick 2 s: a sync proves at most 3.5 s before it was sent; one every 2.33 s.
+    expect(proofTiming(10_000, 'auto', 2000)).toEqual({ confirmAfter: 1200, syncLag: 3500, kind: 'sync', every: 2333 });
+    expect(proofTiming(10_000, 'write', 2000)).toMatchObject({ kind: 'write', every: 2916 });
+    expect(proofTiming(30_000, 'auto', 2000)).toMatchObject({ kind: 'sync', every: 8750 });
+    // T = 2 ticks: no room for a sync, even when asked for one.
+    expect(proofTiming(4000, 'auto', 2000)).toMatchObject({ kind: 'write', every: 777 });
+    expect(proofTiming(4000, 'sync', 2000)).toMatchObject({ kind: 'write' });
+    // The tick unknown: T/2 assumed, writes.
+    expect(proofTiming(10_000, 'auto')).toMatchObject({ kind: 'write', every: 1944 });
+    expect(proofTiming(10_000, 'off', 2000).kind).toBeUndefined();
+    for (const t of [1000, 2000, 4000, 6000, 10_000, 30_000, 60_000]) {
+      for (const tick of [undefined, 100, 500, 1000, 2000, 3000]) {
+        if (tick !== undefined && tick > t / 2) continue;
+        const before = Math.ceil(Math.max(Math.ceil((tick ?? t / 2) / 2 + Math.max(25, (tick ?? t / 2) / 10)) / 2, t / 6));
+        for (const mode of ['auto', 'write'] as const) {
+          const timing = proofTiming(t, mode, tick);
+          expect(timing.every, `T ${t} tick ${tick} ${mode}`).toBeGreaterThanOrEqual(timing.kind === 'write' ? before - 1 : t / 10);
+        }
+      }
+    }
+  });
+
+  it('held and idle, round trips of T/20: the proof never gets older than 5T/6 - T/5 (when leases call it at risk less the slack), in each mode and timing', async () => {
+    for (const [t, tick, mode] of [
+      [2000, undefined, 'auto'],
+      [2000, 250, 'sync'],
+      [4000, 2000, 'auto'],
+      [10_000, 2000, 'auto'],
+      [10_000, 2000, 'write'],
+      [10_000, undefined, 'auto'],
+      [30_000, 2000, 'auto'],
+    ] as const) {
+      const { h, p } = make(t, tick, mode);
+      p.noteHandshake(performance.now());
+      h.hear(performance.now());
+      p.hold();
+      const rtt = Math.max(25, t / 20);
+      const answerAt: number[] = [];
+      let worst = 0;
+      const end = performance.now() + 10 * t;
+      while (performance.now() < end) {
+        vi.advanceTimersByTime(5);
+        while (h.sent.length > answerAt.length) answerAt.push(h.sent[answerAt.length]!.at + rtt);
+        while (answerAt.length > 0 && answerAt[0]! <= performance.now()) {
+          answerAt.shift();
+          await h.answer();
+        }
+        worst = Math.max(worst, performance.now() - p.proven);
+      }
+      expect(worst, `T ${t} tick ${tick} ${mode}: ${p.timing.kind} every ${p.timing.every}`).toBeLessThanOrEqual((5 * t) / 6 - t / 5 + 10);
+      p.stop();
+    }
   });
 });
 
-describe('quorum proof - confirmation', () => {
-  it('a committed write proves only what had been answered confirmAfter before it was sent, and samples land confirmAfter ahead of each write', async () => {
-    const h = new Host();
-    const p = new QuorumProof(h);
+describe('quorum proof - evidence', () => {
+  it('a committed write proves only what had been answered confirmAfter before it was sent', async () => {
+    const { h, p } = make(2000);
     const start = performance.now();
     p.noteHandshake(start);
-    h.hear(start);
-    p.hold();
-    // T = 2000: confirmAfter 600, a write every 334 ms from 0; samples at 0 and on the grid
-    // 334 - (600 mod 334) = 68, 402, 736, ... A sample is dated by when its answer came.
-    vi.advanceTimersByTime(0);
-    expect(h.sent.map((w) => w.at - start)).toEqual([0]);
-    vi.advanceTimersByTime(10);
-    await h.answer(); // nothing is confirmed (no sample is 600 ms older than 0)
+    h.hear(start); // answered at 0
+    vi.advanceTimersByTime(300);
+    h.hear(start + 299); // sent at 299, answered at 300
+    vi.advanceTimersByTime(400);
+    // t = 700: a write sent now confirms what was answered by 100: the request of 0 only.
+    h.own('write');
+    await h.answer();
     expect(p.proven).toBe(start);
-    vi.advanceTimersByTime(60); // t = 70: the sample at 68 saw the answer of 0 again (kept once)
-    h.hear(start + 69); // something sent at 69 is answered now, at 70: too late for that sample
-    vi.advanceTimersByTime(264); // t = 334: second write
-    vi.advanceTimersByTime(334); // t = 668: third write
-    expect(h.sent.map((w) => w.at - start)).toEqual([334, 668]);
-    await h.answer(); // the 334 write: confirms samples taken by -266: none
-    expect(p.proven).toBe(start);
-    await h.answer(); // the 668 write: confirms the sample of the answer at 0
-    expect(p.proven).toBe(start);
-    vi.advanceTimersByTime(334); // t = 1002: the sample at 402 saw the answer of 69, come at 70 (the 334 write was answered only at 668)
-    vi.advanceTimersByTime(334); // t = 1336
-    while (h.sent.length > 1) await h.answer(); // the 1002 write confirms that answer (come at 70 <= 1002 - 600)
-    expect(p.proven - start).toBe(69);
+    vi.advanceTimersByTime(300);
+    h.own('write'); // t = 1000: by 400, the request of 299
+    await h.answer();
+    expect(p.proven - start).toBe(299);
     p.stop();
   });
 
-  it('writes do not wait for each other: a slow round trip does not stretch the cadence (at most 4 in flight)', () => {
-    const h = new Host();
-    const p = new QuorumProof(h);
+  it('a sync proves the same, but never more than syncLag before it was sent; a failed or uncommitted request proves nothing', async () => {
+    const { h, p } = make(10_000, 1000, 'sync'); // syncLag 1500 + 250
+    const start = performance.now();
+    p.noteHandshake(start);
+    vi.advanceTimersByTime(100);
+    h.hear(start + 99);
+    vi.advanceTimersByTime(900);
+    h.own('sync'); // t = 1000: confirms 99 at most by the answers, but at most 1000 - 1750 by the sync
+    await h.answer();
+    expect(p.proven).toBe(start);
+    vi.advanceTimersByTime(3000);
+    h.own('sync'); // t = 4000: the answers confirm 1000 (the sync's own), the lag caps at 2250
+    await h.answer();
+    expect(p.proven - start).toBe(1000);
+    vi.advanceTimersByTime(3000);
+    h.hear(performance.now() - 1); // pings answered, nothing committed: no proof
+    vi.advanceTimersByTime(3000);
+    expect(p.proven - start).toBe(1000);
+    p.stop();
+  });
+
+  it("the session's own writes stand in for the proof's: none is sent while they come often enough", async () => {
+    const { h, p } = make(10_000, 2000, 'write'); // every 2916
     p.noteHandshake(performance.now());
     p.hold();
-    vi.advanceTimersByTime(334 * 3);
-    expect(h.sent).toHaveLength(4);
-    vi.advanceTimersByTime(334 * 3);
-    expect(h.sent).toHaveLength(4);
-    p.stop();
-  });
-
-  it('answers that keep coming do not move the proof when no write commits (a follower cut off from its leader)', () => {
-    const h = new Host();
-    const p = new QuorumProof(h);
-    const start = performance.now();
-    p.noteHandshake(start);
-    p.hold();
-    for (let i = 0; i < 30; i++) {
-      vi.advanceTimersByTime(100);
-      h.hear(performance.now()); // the follower answers pings...
+    for (let i = 0; i < 20; i++) {
+      vi.advanceTimersByTime(2000);
+      h.own('write');
+      await h.answer();
     }
-    expect(p.proven).toBe(start); // ...but no write commits
+    expect(h.sent).toHaveLength(0);
+    expect(performance.now() - p.proven).toBeLessThan(5000);
+    vi.advanceTimersByTime(2916); // the application stops writing: the proof's own write comes
+    expect(h.sent).toHaveLength(1);
+    p.stop();
+  });
+});
+
+describe('quorum proof - when it sends', () => {
+  it('requests do not wait for each other: a slow round trip does not stretch the cadence (at most 4 in flight)', () => {
+    const { h, p } = make(2000);
+    p.noteHandshake(performance.now());
+    p.hold(); // the handshake just proved: the first request one period later
+    vi.advanceTimersByTime(388 * 4);
+    expect(h.sent).toHaveLength(4);
+    vi.advanceTimersByTime(388 * 3);
+    expect(h.sent).toHaveLength(4);
     p.stop();
   });
 
-  it('nothing is written while nobody holds the proof or while disconnected, and the loop lingers after the last holder', async () => {
-    const h = new Host();
-    const p = new QuorumProof(h);
+  it('nothing is sent while nobody holds the proof, after the last holder left, while disconnected, or in mode off', async () => {
+    const { h, p } = make(2000);
     p.noteHandshake(performance.now());
     vi.advanceTimersByTime(5000);
     expect(h.sent).toHaveLength(0);
@@ -120,62 +202,82 @@ describe('quorum proof - confirmation', () => {
     expect(h.sent).toHaveLength(1);
     await h.answer();
     release();
-    // Lingers (max(60 s, 10 T)): still writing half a minute later.
-    vi.advanceTimersByTime(30_000);
-    expect(h.sent.length).toBeGreaterThan(0);
-    while (h.sent.length > 0) await h.answer();
-    vi.advanceTimersByTime(40_000); // the linger is over
-    while (h.sent.length > 0) await h.answer();
-    vi.advanceTimersByTime(5000);
+    vi.advanceTimersByTime(60_000); // no linger
     expect(h.sent).toHaveLength(0);
+    const again = p.hold(); // a later hold starts again, at once when the proof is older than a period
+    vi.advanceTimersByTime(0);
+    expect(h.sent).toHaveLength(1);
+    await h.answer();
+    again();
     p.hold();
     h.up = false;
-    p.onConnectionChange();
+    h.reconnect();
     vi.advanceTimersByTime(5000);
     expect(h.sent).toHaveLength(0);
     p.stop();
+    const off = make(2000, undefined, 'off');
+    off.p.noteHandshake(performance.now());
+    off.p.hold();
+    vi.advanceTimersByTime(10_000);
+    expect(off.h.sent).toHaveLength(0);
+    off.p.stop();
   });
 
-  it('answers are noted while connected without writing, so the first write of a hold proves at once; just after a reconnect, that write proves nothing', async () => {
+  it('waitProven sends at once and resolves on the answer; just after a reconnect, when that answer is too young to be confirmed, once more confirmAfter later', async () => {
     for (const reconnected of [false, true]) {
-      const h = new Host();
-      const p = new QuorumProof(h);
+      const { h, p } = make(2000);
       const start = performance.now();
       p.noteHandshake(start);
-      p.onConnectionChange();
       // 3 s of an idle session with a ping answered every 600 ms (sent 1 ms before its answer).
       for (let t = 100; t <= 3000; t += 100) {
         vi.advanceTimersByTime(100);
         if (t % 600 === 0) h.hear(performance.now() - 1);
       }
-      expect(h.sent).toHaveLength(0); // nothing is written while nobody holds it
-      if (reconnected) p.onConnectionChange(); // what was noted on the old connection is dropped
-      p.hold();
-      vi.advanceTimersByTime(0);
+      expect(h.sent).toHaveLength(0);
+      if (reconnected) h.reconnect();
+      const wait = p.waitProven(() => p.proven > start + 2000, () => new Error('gone'));
       expect(h.sent).toHaveLength(1);
+      vi.advanceTimersByTime(2);
       await h.answer();
-      // The write at 3000 confirms the newest answer noted by 2400: the ping sent at 2399.
-      if (!reconnected) expect(p.proven - start).toBe(2399);
-      else expect(p.proven).toBe(start); // only the answer noted now, too young to confirm
+      if (!reconnected) {
+        await wait; // the request at 3000 confirms the ping sent at 2399
+        expect(p.proven - start).toBe(2399);
+      } else {
+        expect(p.proven).toBe(start); // nothing on the new connection is old enough
+        vi.advanceTimersByTime(600);
+        expect(h.sent).toHaveLength(1);
+        await h.answer();
+        await wait;
+        expect(p.proven - start).toBe(3000);
+      }
       p.stop();
     }
   });
 
-  it('waitProven resolves once a write confirms something newer, and rejects when the session ends', async () => {
-    const h = new Host();
-    const p = new QuorumProof(h);
-    const start = performance.now();
-    p.noteHandshake(start);
-    let done = false;
-    const wait = p.waitProven(() => p.proven > start + 100, () => new Error('gone')).then(() => (done = true));
-    for (let i = 0; i < 12 && !done; i++) {
-      vi.advanceTimersByTime(i === 0 ? 0 : 167);
-      while (h.sent.length > 0) await h.answer();
-    }
-    await wait;
-    expect(p.proven).toBeGreaterThan(start + 100);
+  it('waitProven rejects when the session ends', async () => {
+    const { p } = make(2000);
     const never = p.waitProven(() => false, () => new Error('session expired'));
     p.stop();
     await expect(never).rejects.toThrow('session expired');
+  });
+});
+
+describe('heard log', () => {
+  it('answers what had been answered by a moment, never newer; within a bucket the newer reply replaces the older (an older answer at most a bucket away)', () => {
+    const log = new HeardLog(2560); // buckets of 10 ms
+    expect(log.newestBy(100)).toBe(-Infinity);
+    log.note(1, 100);
+    log.note(50, 150);
+    log.note(60, 155); // same bucket as 150: replaces it
+    log.note(40, 160); // an older send time is never newer news
+    expect(log.newestBy(99)).toBe(-Infinity);
+    expect(log.newestBy(100)).toBe(1);
+    expect(log.newestBy(154)).toBe(1); // 50 was replaced: the older answer, never the newer
+    expect(log.newestBy(155)).toBe(60);
+    expect(log.newestBy(10_000)).toBe(60);
+    // Past the span, the newest old entry is kept as the answer "by" any later moment.
+    for (let t = 200; t < 10_000; t += 100) log.note(t - 1, t);
+    expect(log.newestBy(9_000)).toBe(8_999);
+    expect(log.newestBy(150)).toBe(-Infinity);
   });
 });

@@ -7,23 +7,39 @@
  * replies to the leader's PINGs, sent every tickTime/2 (`Leader.lead`, `Learner.ping`), and only
  * the leader's `SessionTrackerImpl` expires sessions, one timeout after the last touch it received.
  * A follower cut off from the leader keeps answering for syncLimit ticks while the leader expires
- * its clients' sessions. An isolated leader answers pings, reads and even `sync` until it notices
- * it lost its quorum, up to a tick after its successor may have started.
+ * its clients' sessions.
  *
- * What does prove something: a write that commits. It needs the leader and a quorum of acks, so
- * an isolated server of either kind cannot commit it. And everything the follower sent the
- * leader before forwarding the write (its ping replies, with their touches) reached the leader
- * before the write did, on the same ordered stream. The leader pings each follower every
- * tickTime/2, so if a request A of ours was answered at least {@link QuorumProofTiming.confirmAfter}
- * (tick/2 plus a margin for ping jitter) before we sent write W, the follower answered a ping
- * between touching A and forwarding W: the leader touched the session after A was sent, and
- * cannot expire it before A's send time plus the timeout. A committed W thus *confirms* every
- * such A: the proof is the newest confirmed send time. The write is a multi of one `check` of the
- * chroot's root with any version: a committed transaction that changes nothing (even a failed
- * check is committed as an error transaction; PrepRequestProcessor), one fsync on a quorum.
+ * **A committed write** proves something: it needs the leader and a quorum of acks, so an
+ * isolated server of either kind cannot commit it. And everything the follower sent the leader
+ * before forwarding the write (its ping replies, with their touches) reached the leader before
+ * the write did, on the same ordered stream. The leader pings each follower every tickTime/2, so
+ * if a request A of ours was answered at least `confirmAfter` (tick/2 plus a margin for ping
+ * jitter) before we sent write W, the follower answered a ping between touching A and
+ * forwarding W: the leader touched the session after A was sent, and cannot expire it before A's
+ * send time plus the timeout. A committed W thus *confirms* every such A: the proof is the
+ * newest confirmed send time. Every write of the session counts (err 0 in the reply header: a
+ * lock's create and delete, a fenced write, the application's own); when none came for a while,
+ * the proof sends its own, a multi of one `check` of the chroot's root with any version: a
+ * committed transaction that changes nothing (even a failed check is committed as an error
+ * transaction; PrepRequestProcessor), one fsync on a quorum.
  *
- * One more proof needs no write: a handshake on a read-write server (a new session is created by
- * the leader, a resumed one is revalidated by it: `Learner.validateSession`, REVALIDATE, which
+ * **A `sync`** travels the same way (a follower forwards it to its leader on the stream that
+ * carries its ping replies, and holds the session's later requests until the leader answers) but
+ * writes nothing, so it does not prove that the leader still has a quorum. An isolated leader
+ * answers syncs until it notices it lost its followers: it counts a follower as synced until
+ * syncLimit ticks after that follower's last packet, checked on its tick, so at most
+ * (syncLimit + 1) ticks after the cut (`Leader.lead`, `LearnerHandler.tickOfNextAckDeadline`);
+ * the followers stop waiting for it syncLimit ticks after its last ping, which came at most half
+ * a tick before the cut (`Learner`'s socket timeout), and elect a successor no sooner. A sync the
+ * old leader answers therefore comes at most 1.5 ticks after its successor may have started, and
+ * a new leader restarts every session's clock when it starts (`SessionTrackerImpl` is built anew
+ * with each session's full timeout). So a sync sent at S proves the send time of the requests it
+ * confirms, but never more than S - `syncLag` (1.5 ticks plus a margin for a late leader thread):
+ * a proof about a tick older than a write's, which costs nothing in the log. It pays when T is
+ * many ticks; at T = 2 ticks it proves nothing and the writes are used.
+ *
+ * One more proof needs no request: a handshake on a read-write server (a new session is created
+ * by the leader, a resumed one is revalidated by it: `Learner.validateSession`, REVALIDATE, which
  * touches the session), dated by the handshake's send time.
  *
  * Assumptions, stated in the README: the server's tick is at most `serverTickTime` (default T/2,
@@ -32,23 +48,59 @@
  * false, the default); client and server clocks advance at the same rate.
  */
 
-/** The proof's clock and timing, from the negotiated timeout T. */
+/**
+ * How a session keeps the quorum's word that it is alive while leases rest on it:
+ * - `'auto'`: syncs where the tick makes them provable with room to spare (a known
+ *   `serverTickTime` of at most about T/8), writes otherwise;
+ * - `'write'`: committed writes (the session's own, or a no-op multi when none came);
+ * - `'sync'`: syncs (needs `serverTickTime`); writes when the negotiated timeout leaves a sync no room;
+ * - `'off'`: no proof: a lease trusts its server's answers, as Curator does.
+ */
+export type LeaseProofMode = 'auto' | 'write' | 'sync' | 'off';
+
+/** The proof's timing, from the negotiated timeout T. */
 export interface QuorumProofTiming {
-  /** How long before a write the confirmed requests must have been answered, ms. */
+  /** How long before a write or sync the requests it confirms must have been answered, ms. */
   readonly confirmAfter: number;
-  /** How often a proof write is sent while the proof is held, ms. */
+  /** How far before its send time a sync proves at most, ms (see the file comment). */
+  readonly syncLag: number;
+  /** What the proof sends when the session sent nothing that proves; undefined when off. */
+  readonly kind: 'write' | 'sync' | undefined;
+  /** The longest the proof lets pass between two requests that prove, ms. */
   readonly every: number;
 }
 
 /**
- * The timing for timeout `t` and a server tick of at most `serverTickTime` (default t/2): a
- * confirmation gap of tick/2 plus max(25 ms, tick/10) for the leader's ping jitter, and a write
- * every max(gap/2, t/6). The proof is then at most gap + every + 2 round trips old.
+ * The timing for timeout `t`, `mode` and a server tick of at most `serverTickTime` (default t/2).
+ *
+ * The leases call the session at risk when its proof is 5T/6 old (internal/proof.ts in
+ * @zk/locks). A proof request sent every E confirms the answer to the one before it (when
+ * E >= confirmAfter plus a round trip; else one k periods back), so just before the next one
+ * commits the proof is E + max(kE, lag) old, lag being 0 for a write and `syncLag` for a sync.
+ * E is the largest period keeping that, plus a round-trip allowance `A` = T/20 twice, under
+ * 5T/6 - T/5 (the last fifth of T is left as today's slack for slow round trips and late timers).
  */
-export function proofTiming(t: number, serverTickTime?: number): QuorumProofTiming {
-  const tick = Math.min(serverTickTime ?? Infinity, t / 2);
+export function proofTiming(t: number, mode: LeaseProofMode = 'write', serverTickTime?: number): QuorumProofTiming {
+  const tick = serverTickTime ?? t / 2;
   const confirmAfter = Math.ceil(tick / 2 + Math.max(25, tick / 10));
-  return { confirmAfter, every: Math.ceil(Math.max(confirmAfter / 2, t / 6)) };
+  const syncLag = Math.ceil(1.5 * tick + Math.max(50, tick / 4));
+  const writeEvery = period(t, confirmAfter, 0);
+  const syncEvery = period(t, confirmAfter, syncLag);
+  const sync = mode === 'sync' ? syncEvery > 0 : mode === 'auto' && syncEvery >= t / 10;
+  const kind = mode === 'off' ? undefined : sync ? 'sync' : 'write';
+  return { confirmAfter, syncLag, kind, every: Math.floor(kind === 'sync' ? syncEvery : writeEvery) };
+}
+
+/** See {@link proofTiming}: the largest E over k with E + A + max(kE, lag) <= budget and kE >= confirmAfter + A; 0 when none. */
+function period(t: number, confirmAfter: number, lag: number): number {
+  const allowance = Math.max(25, t / 20);
+  const budget = (5 * t) / 6 - t / 5;
+  let best = 0;
+  for (let k = 1; k <= 16; k++) {
+    const e = Math.min((budget - allowance) / (k + 1), budget - allowance - lag);
+    if (e * k >= confirmAfter + allowance && e > best) best = e;
+  }
+  return best;
 }
 
 /** What the proof needs from its session. */
@@ -58,83 +110,90 @@ export interface QuorumProofHost {
   /** Whether a read-write server is serving the session now. */
   connected(): boolean;
   /**
-   * On the current connection: the send time of the newest request its server answered, and when
-   * that reply arrived; undefined before its first reply. Only the current connection's: a write
-   * on it confirms what its own server forwarded to the leader, not what an earlier one did.
+   * On the current connection: the send time of the newest request its server had answered by
+   * `t` (performance.now()), -Infinity when none. Only the current connection's: a write on it
+   * confirms what its own server forwarded to the leader, not what an earlier one did.
    */
-  heard(): { readonly sentAt: number; readonly at: number } | undefined;
+  heardBy(t: number): number;
   /**
-   * Sends the proof write; resolves with its send time once it committed (any reply whose header
-   * error is 0), rejects when it did not (connection loss, session gone).
+   * Sends a proof request of `kind`. The session reports it, as every write and sync of its own,
+   * through {@link QuorumProof.committed} once answered with err 0; the promise only settles.
    */
-  write(): Promise<number>;
+  send(kind: 'write' | 'sync'): Promise<unknown>;
 }
 
-/**
- * A sample of {@link QuorumProofHost.heard}, waiting for a write that confirms it: `value` the
- * answered request's send time, `at` when its answer came (the server touched the session before
- * answering, so its ping reply to the leader carrying the touch is due confirmAfter after `at`).
- */
-interface Sample {
-  readonly at: number;
-  readonly value: number;
-}
-
-/** Most proof writes in flight at once: a server that stops answering does not get a pile. */
+/** Most proof requests in flight at once: a server that stops answering does not get a pile. */
 const MAX_IN_FLIGHT = 4;
 
 /**
- * One session's quorum proof: {@link proven} and the write loop that advances it while held
- * ({@link hold}). Writes go every `every` ms without waiting for each other (a slow round trip
- * must not stretch the cadence), and the newest answer (its request's send time, and when it
- * came) is sampled on the same grid, `confirmAfter` ahead of each write, so each write confirms
- * the freshest sample it can. No write goes while nobody holds it (after a linger); the sampling
- * goes on whenever connected (a timer, no request), so that a hold's first write confirms an
- * answer from before the hold began.
+ * One session's quorum proof: {@link proven}, advanced by every committed write or sync of the
+ * session ({@link committed}), and, while held ({@link hold}), a request of its own whenever
+ * none came for {@link QuorumProofTiming.every}. Nothing is sent while nobody holds it.
  *
  * A server that cannot commit the write stops answering this session altogether: it holds every
- * later request of the session, pings included, behind the pending write (`CommitProcessor`), so
- * the connection's liveness rule drops it after 2T/3 and the session's `lost` is then dated by
- * {@link proven}.
+ * later request of the session, pings included, behind the pending write or sync
+ * (`CommitProcessor`), so the connection's liveness rule drops it after 2T/3 and the session's
+ * `lost` is then dated by {@link proven}.
  */
 export class QuorumProof {
   readonly #host: QuorumProofHost;
+  readonly #mode: LeaseProofMode;
   readonly #serverTickTime: number | undefined;
   /** The leader counted the session alive at or after this moment (performance.now()). */
   #proven = -Infinity;
   #holders = 0;
-  /** While not held: keep proving until then, so the next lease finds a fresh proof. */
-  #lingerUntil = 0;
-  #samples: Sample[] = [];
-  #writeTimer: NodeJS.Timeout | undefined;
-  #sampleTimer: NodeJS.Timeout | undefined;
+  /** Send time of the newest write or sync committed on the current connection (or of its handshake). */
+  #lastSent = -Infinity;
+  /** Send time of the proof's own newest request on the current connection. */
+  #lastAsked = -Infinity;
+  #timer: NodeJS.Timeout | undefined;
   #inFlight = 0;
   /** {@link waitProven}'s callers. */
   #waiters: Array<{ done: () => boolean; settle: (err?: Error) => void }> = [];
   #ended: (() => Error) | undefined;
+  #timing: { t: number; timing: QuorumProofTiming } | undefined;
 
-  constructor(host: QuorumProofHost, serverTickTime?: number) {
+  constructor(host: QuorumProofHost, serverTickTime?: number, mode: LeaseProofMode = 'auto') {
     this.#host = host;
     this.#serverTickTime = serverTickTime;
+    this.#mode = mode;
   }
 
   /** The send time of the newest request the quorum is known to have counted (-Infinity before any). */
   get proven(): number {
     return this.#proven;
   }
-  /** Whether someone holds the proof (or it lingers after the last holder). */
+  /** Whether someone holds the proof. */
   get active(): boolean {
-    return this.#holders > 0 || performance.now() < this.#lingerUntil;
+    return this.#holders > 0;
+  }
+  /** The mode asked for. */
+  get mode(): LeaseProofMode {
+    return this.#mode;
   }
   /** The timing for the current timeout. */
   get timing(): QuorumProofTiming {
-    return proofTiming(this.#host.timeout(), this.#serverTickTime);
+    const t = this.#host.timeout();
+    if (this.#timing?.t !== t) this.#timing = { t, timing: proofTiming(t, this.#mode, this.#serverTickTime) };
+    return this.#timing.timing;
+  }
+
+  /**
+   * A write (err 0 in its reply header: committed) or a sync of the session, sent at `sentAt` on
+   * the current connection, was answered.
+   */
+  committed(sentAt: number, kind: 'write' | 'sync'): void {
+    const { confirmAfter, syncLag } = this.timing;
+    const confirmed = this.#host.heardBy(sentAt - confirmAfter);
+    this.#advance(kind === 'write' ? confirmed : Math.min(confirmed, sentAt - syncLag));
+    if (sentAt > this.#lastSent) this.#lastSent = sentAt;
+    if (this.#waiters.length > 0) this.#kickSoon();
   }
 
   /**
    * Resolves once `done()` says the proof is recent enough (checked now and at each advance),
-   * holding the proof meanwhile; rejects on abort or when the proof stops for good (session
-   * closed or expired: `ended()`'s error).
+   * holding the proof meanwhile (a request goes at once); rejects on abort or when the proof
+   * stops for good (session closed or expired: `ended()`'s error).
    */
   waitProven(done: () => boolean, ended: () => Error, signal?: AbortSignal): Promise<void> {
     if (done()) return Promise.resolve();
@@ -155,110 +214,98 @@ export class QuorumProof {
       this.#ended = ended;
       this.#waiters.push(waiter);
       signal?.addEventListener('abort', onAbort, { once: true });
+      this.#clear();
+      this.#send();
+      this.#schedule();
     });
   }
 
   /** A handshake on a read-write server, dialed at `dialedAt`, proved the session to the leader. */
   noteHandshake(dialedAt: number): void {
     this.#advance(dialedAt);
+    if (dialedAt > this.#lastSent) this.#lastSent = dialedAt;
   }
 
   /**
-   * Keeps the proof advancing until the returned function is called (counted; the writes go
-   * on for a linger of max(60 s, 10 T) after the last holder left).
+   * Keeps the proof advancing until the returned function is called (counted; nothing is sent
+   * once the last holder left: the timer, if set, then finds no holder and stops, so a hold taken
+   * again before it fires costs no timer).
    */
   hold(): () => void {
-    this.#holders++;
-    this.#start();
+    if (this.#holders++ === 0) this.#schedule();
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      if (--this.#holders === 0) this.#lingerUntil = performance.now() + Math.max(60_000, 10 * this.#host.timeout());
+      this.#holders--;
     };
   }
 
-  /** The session (re)connected or disconnected: start or stop the loop. */
+  /** The session (re)connected or disconnected: what the old connection sent proves nothing more. */
   onConnectionChange(): void {
     this.#clear();
-    this.#samples = [];
-    this.#start();
+    this.#lastSent = this.#lastAsked = -Infinity;
+    this.#schedule();
   }
 
   /** Stops everything (session closed or expired). */
   stop(): void {
     for (const w of [...this.#waiters]) w.settle(this.#ended?.() ?? new Error('session ended'));
     this.#holders = 0;
-    this.#lingerUntil = 0;
     this.#clear();
   }
 
   #clear(): void {
-    if (this.#writeTimer) clearTimeout(this.#writeTimer);
-    if (this.#sampleTimer) clearTimeout(this.#sampleTimer);
-    this.#writeTimer = this.#sampleTimer = undefined;
-  }
-
-  /** Starts both grids if they are not running: the first write now, samples confirmAfter ahead of each write. */
-  #start(): void {
-    this.#startSampling();
-    if (this.#writeTimer !== undefined || !this.active || !this.#host.connected()) return;
-    this.#writeTimer = setTimeout(() => this.#write(), 0);
-    this.#writeTimer.unref();
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 
   /**
-   * Starts the sample grid if it is not running: whenever connected, held or not (a timer and no
-   * request), so that the first write of a hold confirms an answer from before it, one round trip
-   * after it starts, instead of waiting confirmAfter for an answer to age.
+   * While held and connected: a timer for when the proof must send, `every` after the newest
+   * request that proved or that the proof sent (so its own requests do not wait for each other's
+   * answers: a slow round trip must not stretch the cadence).
    */
-  #startSampling(): void {
-    if (this.#sampleTimer !== undefined || !this.#host.connected()) return;
-    const { every, confirmAfter } = this.timing;
-    this.#sample();
-    const phase = (every - (confirmAfter % every)) % every;
-    this.#sampleTimer = setTimeout(() => this.#sampleTick(), phase);
-    this.#sampleTimer.unref();
+  #schedule(): void {
+    if (this.#timer !== undefined || this.#holders === 0 || !this.#host.connected()) return;
+    const { kind, every } = this.timing;
+    if (kind === undefined) return;
+    const due = Math.max(this.#lastSent, this.#lastAsked) + every - performance.now();
+    this.#timer = setTimeout(() => this.#due(), due > 0 ? Math.ceil(due) : 0);
+    this.#timer.unref();
   }
 
-  #sample(): void {
-    const heard = this.#host.heard();
-    const newest = this.#samples[this.#samples.length - 1];
-    if (heard !== undefined && (newest === undefined || heard.sentAt > newest.value)) this.#samples.push({ at: heard.at, value: heard.sentAt });
-    // A sample can only be confirmed while younger than the timeout; older ones are useless.
-    const horizon = performance.now() - this.#host.timeout();
-    while (this.#samples.length > 0 && this.#samples[0]!.at < horizon) this.#samples.shift();
+  #due(): void {
+    this.#timer = undefined;
+    if (this.#holders === 0 || !this.#host.connected()) return;
+    // Unless a write or sync of the session's own since the timer was set moved the due time.
+    if (Math.max(this.#lastSent, this.#lastAsked) + this.timing.every <= performance.now() + 1) this.#send();
+    this.#schedule();
   }
 
-  #sampleTick(): void {
-    this.#sampleTimer = undefined;
-    if (!this.#host.connected()) return;
-    this.#sample();
-    this.#sampleTimer = setTimeout(() => this.#sampleTick(), this.timing.every);
-    this.#sampleTimer.unref();
-  }
-
-  #write(): void {
-    this.#writeTimer = undefined;
-    if (!this.active || !this.#host.connected()) return;
-    this.#writeTimer = setTimeout(() => this.#write(), this.timing.every);
-    this.#writeTimer.unref();
-    if (this.#inFlight >= MAX_IN_FLIGHT) return;
+  /** Sends a proof request now (when connected, the mode sends any, and not too many are out). */
+  #send(): void {
+    const { kind } = this.timing;
+    if (kind === undefined || !this.#host.connected() || this.#inFlight >= MAX_IN_FLIGHT) return;
     this.#inFlight++;
-    this.#host.write().then(
-      (sentAt) => {
-        this.#inFlight--;
-        const { confirmAfter } = this.timing;
-        let confirmed = -Infinity;
-        while (this.#samples.length > 0 && this.#samples[0]!.at <= sentAt - confirmAfter) confirmed = Math.max(confirmed, this.#samples.shift()!.value);
-        this.#advance(confirmed);
-      },
-      () => {
-        // Not committed (the connection dropped, the session ended): nothing proven. The
-        // session calls onConnectionChange when it is connected again.
-        this.#inFlight--;
-      },
-    );
+    this.#lastAsked = performance.now();
+    const done = () => void this.#inFlight--;
+    // A failure (connection loss, session gone) proves nothing; the session calls
+    // onConnectionChange when it is connected again.
+    this.#host.send(kind).then(done, done);
+  }
+
+  /**
+   * A wait is not satisfied yet: the answer just noted becomes confirmable `confirmAfter` from
+   * now, so send again then (a waiter right after a reconnect, or on an idle session).
+   */
+  #kickSoon(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      if (this.#waiters.length > 0) this.#send();
+      this.#schedule();
+    }, this.timing.confirmAfter);
+    this.#timer.unref();
   }
 
   #advance(to: number): void {

@@ -11,7 +11,7 @@ import { resolveHost, type LookupFunction } from '../connection/resolve.js';
 import { OpCode, Xid } from '../constants.js';
 import type { JuteReader } from '../jute/reader.js';
 import type { JuteWriter } from '../jute/writer.js';
-import { readSetSASLResponse, writeAuthPacket, writeGetSASLRequest, type WatcherEvent } from '../jute/proto.js';
+import { readSetSASLResponse, writeAuthPacket, writeGetSASLRequest, writeSyncRequest, type WatcherEvent } from '../jute/proto.js';
 import { AuthFailedError, ClientClosedError, ConnectionLossError, fromCode, SessionExpiredError } from '../errors.js';
 import { stripChroot } from '../util/paths.js';
 import { debug, debugEnabled, eventChannel, proofChannel, publishState } from '../diagnostics.js';
@@ -24,7 +24,7 @@ import { setWatchesRequests } from './rewatch.js';
 import { DigestMd5Client, type SaslOptions } from './sasl.js';
 import { ConnectFailures } from './connect-failures.js';
 import { planServerList } from './host-provider.js';
-import { QuorumProof } from './quorum-proof.js';
+import { QuorumProof, type LeaseProofMode } from './quorum-proof.js';
 import { writeMultiRequest } from '../jute/multi.js';
 
 export type { SessionState };
@@ -52,6 +52,8 @@ export interface SessionOptions {
   sasl?: SaslOptions | undefined;
   /** The ensemble's tickTime if known, ms (see quorum-proof.ts). */
   serverTickTime?: number | undefined;
+  /** How the quorum proof is kept (see quorum-proof.ts); default 'auto'. */
+  leaseProof?: LeaseProofMode | undefined;
 }
 
 /**
@@ -112,13 +114,11 @@ export class Session {
       {
         timeout: () => this.#negotiatedTimeout || this.#options.sessionTimeout,
         connected: () => this.#state === 'connected',
-        heard: () => {
-          const conn = this.#connection;
-          return conn === undefined || conn.lastHeard === -Infinity ? undefined : { sentAt: conn.lastHeard, at: conn.lastHeardAt };
-        },
-        write: () => this.#proofWrite(),
+        heardBy: (t) => this.#connection?.heardBy(t) ?? -Infinity,
+        send: (kind) => this.#proofRequest(kind),
       },
       options.serverTickTime,
+      options.leaseProof,
     );
     if (options.session) {
       this.#sessionId = options.session.id;
@@ -191,22 +191,31 @@ export class Session {
     return this.#proof.waitProven(() => this.quorumDeadline > deadline, () => this.#unavailable(), signal);
   }
 
-  /** The proof write: a multi of one check of the root (chroot), committed even when it fails. */
-  async #proofWrite(): Promise<number> {
+  /** The proof mode asked for. */
+  get leaseProof(): LeaseProofMode {
+    return this.#proof.mode;
+  }
+
+  /**
+   * A proof request: a multi of one check of the root (chroot), committed even when the check
+   * fails, or a sync of the root. Sent through {@link request}, which reports it to the proof.
+   */
+  async #proofRequest(kind: 'write' | 'sync'): Promise<void> {
     const path = this.#options.chroot === '' ? '/' : this.#options.chroot;
     const sentAt = performance.now();
     // On a channel of its own (zk:proof): operators and the bench see the proof's cost, and counts
     // of the application's requests (zk:request:*) stay what the application sent.
     let err = -4;
     try {
-      const reply = await this.request(OpCode.multi, (w) => writeMultiRequest(w, [{ type: OpCode.check, path, version: -1 }]), undefined);
+      const reply =
+        kind === 'write'
+          ? await this.request(OpCode.multi, (w) => writeMultiRequest(w, [{ type: OpCode.check, path, version: -1 }]), undefined)
+          : await this.request(OpCode.sync, (w) => writeSyncRequest(w, { path }), undefined);
       err = reply.err;
     } finally {
-      // `proven` is read after the proof has taken this write in (a microtask later).
-      if (proofChannel.hasSubscribers) queueMicrotask(() => proofChannel.publish({ sessionId: this.#sessionId, err, durationMs: performance.now() - sentAt, proven: this.#proof.proven }));
+      // `proven` is read after the proof has taken this answer in (a microtask later).
+      if (proofChannel.hasSubscribers) queueMicrotask(() => proofChannel.publish({ sessionId: this.#sessionId, kind, err, durationMs: performance.now() - sentAt, proven: this.#proof.proven }));
     }
-    if (err !== 0) throw fromCode(err, { op: 'multi', path });
-    return sentAt;
   }
 
   /** The server the session is connected to (its host as listed, and the address dialed), when connected. */
@@ -492,7 +501,17 @@ export class Session {
    */
   request<T>(type: number, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options?: RequestOptions): Promise<Reply<T>> {
     const conn = this.#connection;
-    if (conn && isConnected(this.#state)) return conn.request(type, write, read, options);
+    if (conn && isConnected(this.#state)) {
+      const kind = PROVES[type];
+      if (kind === undefined) return conn.request(type, write, read, options);
+      // A write that commits, or a sync, is evidence for the quorum proof (quorum-proof.ts).
+      const sentAt = performance.now();
+      const reply = conn.request(type, write, read, options);
+      reply.then((r) => {
+        if (r.err === 0 && this.#connection === conn && !conn.session.readOnly) this.#proof.committed(sentAt, kind);
+      }, noop);
+      return reply;
+    }
     return Promise.reject(this.#unavailable());
   }
 
@@ -682,6 +701,27 @@ export class Session {
     }
   }
 }
+
+const noop = (): void => {};
+
+/**
+ * The requests whose answer is evidence for the quorum proof: the writes (committed when their
+ * reply header says 0; a multi's header says 0 even when an op failed, and it is committed then
+ * too, as an error transaction) and sync.
+ */
+const PROVES: Partial<Record<number, 'write' | 'sync'>> = {
+  [OpCode.create]: 'write',
+  [OpCode.create2]: 'write',
+  [OpCode.createContainer]: 'write',
+  [OpCode.createTTL]: 'write',
+  [OpCode.delete]: 'write',
+  [OpCode.deleteContainer]: 'write',
+  [OpCode.setData]: 'write',
+  [OpCode.setACL]: 'write',
+  [OpCode.multi]: 'write',
+  [OpCode.reconfig]: 'write',
+  [OpCode.sync]: 'sync',
+};
 
 function deliver(listener: WatchListener, event: Parameters<WatchListener>[0]): void {
   try {
