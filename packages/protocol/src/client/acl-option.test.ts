@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { OpCode, Perm, Xid } from '../constants.js';
 import { InvalidArgumentError } from '../errors.js';
 import { JuteReader } from '../jute/reader.js';
+import type { ACL as WireACL } from '../jute/data.js';
 import { readCreateRequest } from '../jute/proto.js';
 import { bytes } from '../testing/bytes.js';
 import { FakeServer, type FakeConnection } from '../testing/fake-server.js';
@@ -29,8 +30,8 @@ async function start(): Promise<FakeServer> {
   return s;
 }
 
-/** Path and ACL of every create `conn` received. */
-function creates(conn: FakeConnection): Array<{ path: string | null; acl: ACL[] | null }> {
+/** Path and ACL of every create `conn` received (as decoded: a wire ACL's scheme may be null). */
+function creates(conn: FakeConnection): Array<{ path: string | null; acl: WireACL[] | null }> {
   return conn.requests.filter((r) => r.type === OpCode.create).map((r) => {
     const { path, acl } = readCreateRequest(new JuteReader(r.body));
     return { path, acl };

@@ -8,6 +8,7 @@ function req(xid: number, type = 4) {
     xid,
     type,
     read: undefined,
+    sentAt: 0,
     resolve: (value) => settled.push({ err: undefined, value }),
     reject: (err) => settled.push({ err, value: undefined }),
   };
@@ -123,7 +124,7 @@ describe('pending - failAll', () => {
   it('pending - failAll settles the FIFO in order', () => {
     const q = new PendingQueue();
     const order: number[] = [];
-    for (let xid = 1; xid <= 5; xid++) q.push({ xid, type: 4, read: undefined, resolve: () => order.push(xid), reject: () => order.push(xid) });
+    for (let xid = 1; xid <= 5; xid++) q.push({ xid, type: 4, read: undefined, sentAt: 0, resolve: () => order.push(xid), reject: () => order.push(xid) });
     q.shift();
     q.failAll(() => new Error('x'));
     expect(order).toEqual([2, 3, 4, 5]);
@@ -132,7 +133,7 @@ describe('pending - failAll', () => {
   it('pending - a request pushed while failAll settles is kept for later, not lost nor settled twice', () => {
     const q = new PendingQueue();
     const late = req(9);
-    const a: PendingRequest = { xid: 1, type: 4, read: undefined, resolve: () => q.push(late.r), reject: () => q.push(late.r) };
+    const a: PendingRequest = { xid: 1, type: 4, read: undefined, sentAt: 0, resolve: () => q.push(late.r), reject: () => q.push(late.r) };
     q.push(a);
     q.push(req(2).r);
     q.failAll(() => new Error('x'));
@@ -161,7 +162,7 @@ describe('pending - compaction with large queues', () => {
     const push = (n: number) => {
       for (let i = 0; i < n; i++) {
         const xid = nextXid++;
-        q.push({ xid, type: 4, read: undefined, resolve: () => {}, reject: () => {} });
+        q.push({ xid, type: 4, read: undefined, sentAt: 0, resolve: () => {}, reject: () => {} });
         model.push(xid);
       }
     };
@@ -198,7 +199,7 @@ describe('pending - compaction with large queues', () => {
     const q = new PendingQueue();
     const settled = new Map<number, number>();
     for (let xid = 1; xid <= 15_000; xid++) {
-      q.push({ xid, type: 4, read: undefined, resolve: () => {}, reject: () => settled.set(xid, (settled.get(xid) ?? 0) + 1) });
+      q.push({ xid, type: 4, read: undefined, sentAt: 0, resolve: () => {}, reject: () => settled.set(xid, (settled.get(xid) ?? 0) + 1) });
     }
     for (let i = 0; i < 9_000; i++) q.shift();
     q.failAll(() => new Error('lost'));

@@ -58,8 +58,8 @@ function mutate(input: Buffer, rnd: () => number): Buffer {
 }
 
 describe('fuzz - decoders', () => {
-  let allocSpy: ReturnType<typeof vi.spyOn> | undefined;
-  let unsafeSpy: ReturnType<typeof vi.spyOn> | undefined;
+  let allocSpy: { mockRestore(): void } | undefined;
+  let unsafeSpy: { mockRestore(): void } | undefined;
   let biggest = 0;
   beforeAll(() => {
     const track = (size: unknown) => {
