@@ -65,6 +65,9 @@ export interface ParticipantOptions {
   kind?: ParticipantKind;
   /** A semaphore participant's permits (default: the fixture's capacity; more only for a control). */
   permits?: number;
+  /** Its client's `leaseProof` and `serverTickTime` options (default: the environment's ZK_LEASE_PROOF, ZK_SERVER_TICK_TIME). */
+  leaseProof?: 'auto' | 'write' | 'sync' | 'off';
+  serverTickTime?: number;
 }
 
 /** A spawned participant. */
@@ -142,7 +145,8 @@ export class FaultFixture {
   spawn(o: ParticipantOptions): Participant {
     const sessionTimeout = o.sessionTimeoutMs ?? SESSION_TIMEOUT;
     const args = [PARTICIPANT, `${o.connect}${this.root}`, this.lockPath, o.who, String(o.durationMs), String(sessionTimeout), this.resource.url, String(o.workMs), o.kind ?? 'mutex', String(o.permits ?? this.capacity)];
-    return this.attach(o.who, spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] }), sessionTimeout);
+    const env = { ...process.env, ...(o.leaseProof ? { ZK_LEASE_PROOF: o.leaseProof } : {}), ...(o.serverTickTime ? { ZK_SERVER_TICK_TIME: String(o.serverTickTime) } : {}) };
+    return this.attach(o.who, spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env }), sessionTimeout);
   }
 
   /**

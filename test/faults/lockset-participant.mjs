@@ -25,7 +25,9 @@ const log = (event) => process.stdout.write(`${JSON.stringify({ who, t: now(), .
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const end = Date.now() + Number(durationText);
 const serverTickTime = Number(process.env.ZK_SERVER_TICK_TIME) || undefined;
-const connectClient = () => ZooKeeper.connect(connect, { sessionTimeout: Number(sessionTimeoutText), connectTimeout: 5000, serverTickTime });
+// ZK_LEASE_PROOF: the client's leaseProof mode (default 'auto'; the fault suites run each mode).
+const leaseProof = process.env.ZK_LEASE_PROOF || undefined;
+const connectClient = () => ZooKeeper.connect(connect, { sessionTimeout: Number(sessionTimeoutText), connectTimeout: 5000, serverTickTime, leaseProof });
 
 /** One call to the store: resolves with [status, body]. */
 const store = (method, token, body) =>

@@ -35,7 +35,9 @@ const end = Date.now() + Number(durationText);
 // ZK_SERVER_TICK_TIME: the ensemble's tickTime when the test knows it (the quorum proof's margin,
 // @zk/locks README "What a lease rests on"); unset, the client assumes the largest tick, T/2.
 const serverTickTime = Number(process.env.ZK_SERVER_TICK_TIME) || undefined;
-const connectClient = () => ZooKeeper.connect(connect, { sessionTimeout: Number(sessionTimeoutText), connectTimeout: 5000, serverTickTime });
+// ZK_LEASE_PROOF: the client's leaseProof mode (default 'auto'; the fault suites run each mode).
+const leaseProof = process.env.ZK_LEASE_PROOF || undefined;
+const connectClient = () => ZooKeeper.connect(connect, { sessionTimeout: Number(sessionTimeoutText), connectTimeout: 5000, serverTickTime, leaseProof });
 process.on('uncaughtException', (err) => {
   log({ kind: 'error', message: `crash: ${String(err?.stack ?? err)}` });
   process.exit(1);

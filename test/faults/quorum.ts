@@ -58,7 +58,28 @@ export interface QuorumCast {
   minPerSecond: number;
   /** Work after each write of the fast contenders, ms (default 20). */
   workMs?: number;
+  /**
+   * The ensemble's timing and the Node participants' proof (issue 35): default tick {@link TICK_MS},
+   * syncLimit {@link SYNC_LIMIT}, leaseProof 'auto' with the tick unknown (so writes). A sync
+   * proof needs T to be many ticks: {@link SYNC_PROFILE}.
+   */
+  proof?: ProofProfile;
 }
+
+/** An ensemble's tick and syncLimit, and the leaseProof mode (with serverTickTime set to the tick when `tellTick`). */
+export interface ProofProfile {
+  mode: 'auto' | 'write' | 'sync' | 'off';
+  tickMs: number;
+  syncLimit: number;
+  tellTick: boolean;
+}
+
+/**
+ * Sync proofs under the nemeses: T = 2 s is 8 ticks of 250 ms, and syncLimit 12 keeps a cut-off
+ * server serving for 3 s, past T, as the default profile's 5 ticks of 1 s do (the case of issue 21).
+ */
+export const SYNC_PROFILE: ProofProfile = { mode: 'sync', tickMs: 250, syncLimit: 12, tellTick: true };
+const DEFAULT_PROFILE: ProofProfile = { mode: 'auto', tickMs: TICK_MS, syncLimit: SYNC_LIMIT, tellTick: false };
 
 /** Where a run works: its participants' chroot and lock. */
 export interface QuorumContext {
@@ -253,7 +274,8 @@ export class QuorumRun {
   static async start(ctx: QuorumContext, cast: QuorumCast, servers: 3 | 5, layout: (r: Roles) => Layout): Promise<QuorumRun> {
     if (cast.javas > 0 && !cast.curator) throw new Error('Curator participants need the compiled participant');
     if (cast.kind === 'rw' && cast.javas > 0) throw new Error('the Curator participant has no ReadWriteLock');
-    const ensemble = await startZooKeeper({ servers, serverLinks: true, tickTime: TICK_MS, config: { syncLimit: SYNC_LIMIT } });
+    const profile = cast.proof ?? DEFAULT_PROFILE;
+    const ensemble = await startZooKeeper({ servers, serverLinks: true, tickTime: profile.tickMs, config: { syncLimit: profile.syncLimit } });
     try {
       if (!ensemble.links) throw new Error('startZooKeeper({ serverLinks: true }) gave an ensemble without links');
       const zk = await ZooKeeper.connect(ensemble.connectString, { sessionTimeout: 10_000 });
@@ -288,7 +310,8 @@ export class QuorumRun {
     const prefix = lang === 'java' ? (victim ? 'jv' : 'j') : victim ? 'v' : 'n';
     const who = `${prefix}${this.#next[prefix]++}`;
     this.pinned.set(who, id);
-    const o = { who, connect: this.server(id).connectString, durationMs, workMs, kind: this.cast.kind };
+    const profile = this.cast.proof ?? DEFAULT_PROFILE;
+    const o = { who, connect: this.server(id).connectString, durationMs, workMs, kind: this.cast.kind, leaseProof: profile.mode, ...(profile.tellTick ? { serverTickTime: profile.tickMs } : {}) };
     return lang === 'java' ? this.cast.curator!.spawn(this.fx, o) : this.fx.spawn(o);
   }
 
@@ -655,7 +678,8 @@ export function oneWay(ctx: QuorumContext, cast: QuorumCast): Promise<QuorumResu
  * nothing from its frozen server, so its lease aborts on its own (1.6 s before the quorum proof).
  */
 export function pauseLeader(ctx: QuorumContext, cast: QuorumCast): Promise<QuorumResult> {
-  const pause = { minMs: (SYNC_LIMIT + 2) * TICK_MS, maxMs: 15_000 };
+  const { syncLimit, tickMs } = cast.proof ?? DEFAULT_PROFILE;
+  const pause = { minMs: (syncLimit + 2) * tickMs, maxMs: 15_000 };
   return strikeRun(ctx, cast, {
     name: `the leader paused (SIGSTOP) for ${pause.minMs / 1000}+ s, then resumed, 3 servers`,
     servers: 3,
@@ -698,29 +722,33 @@ export function rollingRestart(ctx: QuorumContext, cast: QuorumCast): Promise<Qu
 }
 
 /**
- * The negative control: issue 21's case with a Curator victim (InterProcessMutex, slow) on the
- * isolated follower, Node contenders on every server. Curator learns nothing while its
- * follower answers (its SUSPENDED comes only when the follower gives up, syncLimit ticks after
- * the cut), so the checker must find it holding with the next holder. `counts.curatorOverlaps`
- * counts the strikes where it did; the caller asserts the checker's violations name the victim.
+ * The negative controls: issue 21's case with a victim that trusts its server's answers on the
+ * isolated follower (slow), Node contenders on every server: a Curator InterProcessMutex
+ * (`victim` 'java'), or ours with `leaseProof: 'off'` (`victim` 'node', every Node participant
+ * of the run in that mode). Neither learns anything while its follower answers (Curator's
+ * SUSPENDED, our lease's signal, come only when the follower gives up, syncLimit ticks after the
+ * cut), so the checker must find it holding with the next holder. `counts.victimOverlaps` counts
+ * the strikes where it did; the caller asserts the checker's violations name the victim.
  */
-export async function curatorVictimControl(ctx: QuorumContext, cast: QuorumCast): Promise<QuorumResult & { caught: number }> {
-  if (!cast.curator) throw new Error('the negative control needs the compiled Curator participant');
-  const run = await QuorumRun.start(ctx, { ...cast, javas: 0 }, 3, (r) => ({ nodes: [r.leader, r.leader, ...r.followers], javas: [], resource: [r.leader] }));
+export async function victimControl(ctx: QuorumContext, cast: QuorumCast, victim: 'java' | 'node'): Promise<QuorumResult & { caught: number }> {
+  if (victim === 'java' && !cast.curator) throw new Error('the negative control needs the compiled Curator participant');
+  const c: QuorumCast = { ...cast, javas: 0, ...(victim === 'node' ? { proof: { ...DEFAULT_PROFILE, mode: 'off' as const } } : {}) };
+  const run = await QuorumRun.start(ctx, c, 3, (r) => ({ nodes: [r.leader, r.leader, ...r.followers], javas: [], resource: [r.leader] }));
   try {
     await strikeRepeatedly(run, async (i) => {
       const r = await run.roles();
       const target = r.followers[i % r.followers.length]!;
-      return { what: `follower ${target} isolated`, target, fault: () => run.links.isolate(target, 'hold'), heal: () => run.links.heal(), ...PARTITION, slowWorkMs: FOLLOWER_VICTIM_WORK_MS, watchServing: true, victim: 'java', targetIs: 'follower' };
+      return { what: `follower ${target} isolated`, target, fault: () => run.links.isolate(target, 'hold'), heal: () => run.links.heal(), ...PARTITION, slowWorkMs: FOLLOWER_VICTIM_WORK_MS, watchServing: true, victim, targetIs: 'follower' };
     });
   } catch (err) {
     await run.close();
     throw err;
   }
   const counts: Record<string, number> = {};
-  const result = await run.finish(`(control) a Curator holder on the isolated follower, 3 servers (${castName({ ...cast, javas: 1 }, 4)})`, counts, () => []);
-  const caught = result.verdict.violations.filter((v) => /\bjv\d+\b/.test(v)).length;
-  counts.curatorOverlaps = result.strikes.filter((s) => s.overlapped).length;
+  const who = victim === 'java' ? 'a Curator holder' : "a holder of ours with leaseProof 'off'";
+  const result = await run.finish(`(control) ${who} on the isolated follower, 3 servers (${castName({ ...cast, javas: victim === 'java' ? 1 : 0 }, 4)})`, counts, () => []);
+  const caught = result.verdict.violations.filter((v) => (victim === 'java' ? /\bjv\d+\b/ : /\bv\d+\b/).test(v)).length;
+  counts.victimOverlaps = result.strikes.filter((s) => s.overlapped).length;
   counts.caught = caught;
   return { ...result, caught };
 }
