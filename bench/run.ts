@@ -30,6 +30,9 @@ import { recipeWorkloads } from './workloads/recipes.js';
 import { scaleWorkloads } from './workloads/scale.js';
 import { clientScaleWorkloads } from './workloads/scale-client.js';
 import { semaphoreWorkloads } from './workloads/semaphore.js';
+import { FLEET_SERVER_PROPERTIES, FLEET_TICK_MS, fleetSettings, fleetWanted, fleetWorkloads } from './workloads/fleet.js';
+import { serversOf } from './lib/server-counters.js';
+import { WORKLOAD } from './lib/names.js';
 import { commitOf, machineOf } from './lib/machine.js';
 import { secureOurClient } from './lib/secure.js';
 import { startTelemetry } from './lib/telemetry.js';
@@ -147,7 +150,9 @@ try {
     await pass(standalone.connectString, true);
     await standalone.close();
     // The same selection on each ensemble, one at a time (servers of one pass only on the cores).
-    for (const size of ensembles) {
+    // Not started when --only leaves none of it.
+    const ensembleSelection = [WORKLOAD.get1, WORKLOAD.get64, WORKLOAD.createDelete, WORKLOAD.uncontended('Mutex'), WORKLOAD.contended('Mutex', 8)];
+    for (const size of ensembleSelection.some((w) => bench.wants(w)) ? ensembles : []) {
       const ensemble = await startZooKeeper({ servers: size as 3 | 5, ...serverOptions });
       started.push(ensemble);
       serverDescription += `, then a local ${size}-node ensemble`;
@@ -155,6 +160,27 @@ try {
       bench.select(/^(getData 100 B|create\+delete|uncontended acquire\+release: Mutex|contended Mutex, 8)/);
       await pass(ensemble.connectString, false);
       await ensemble.close();
+    }
+  }
+  // The lease fleet (issue 35, workloads/fleet.ts) on servers of its own with tickTime 2 s: a
+  // standalone server, then a 3-node ensemble when the ensemble passes include 3.
+  bench.select(undefined);
+  bench.suffix = '';
+  if (fleetWanted(bench)) {
+    const fleetBase = `/bench-fleet-${process.pid}-${Date.now()}`;
+    if (connectArg) {
+      if (secured) bench.skipped['lease fleet'] = 'a secured ensemble: the fleet row runs unsecured only';
+      else await fleetWorkloads(bench, { connect: connectArg, servers: serversOf(connectArg), curator: !flag('no-java') }, fleetBase);
+    } else {
+      for (const size of fleetSettings().servers.filter((s) => s === 1 || ensembles.includes(s))) {
+        const ensemble = await startZooKeeper({ servers: size, ...serverOptions, tickTime: FLEET_TICK_MS, systemProperties: FLEET_SERVER_PROPERTIES });
+        started.push(ensemble);
+        serverDescription += `, then a local ${size === 1 ? 'standalone server' : `${size}-node ensemble`} with tickTime ${FLEET_TICK_MS} ms (lease fleet)`;
+        bench.suffix = size === 1 ? '' : ` (${size}-node)`;
+        await fleetWorkloads(bench, { connect: ensemble.connectString, servers: ensemble.servers, curator: !flag('no-java') }, fleetBase);
+        await ensemble.close();
+      }
+      bench.suffix = '';
     }
   }
 } finally {

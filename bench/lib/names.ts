@@ -28,6 +28,18 @@ export const CLIENT = {
 /** A client name. */
 export type ClientName = (typeof CLIENT)[keyof typeof CLIENT];
 
+/**
+ * Ours in the lease fleet row (issue 35) with the quorum proof's connect options (`leaseProof`,
+ * and `serverTickTime` when given); plain {@link CLIENT.ours} is the default (neither set).
+ */
+export function oursFleetClient(leaseProof: string | undefined, serverTickTime: number | undefined): string {
+  if (leaseProof === undefined && serverTickTime === undefined) return CLIENT.ours;
+  return `ours, leaseProof ${leaseProof ?? 'auto'}${serverTickTime === undefined ? '' : `, serverTickTime ${serverTickTime}`}`;
+}
+
+/** True for a row of ours in the lease fleet with options ({@link oursFleetClient}). */
+export const isOursFleetClient = (client: string): boolean => client.startsWith('ours, leaseProof ');
+
 /** Workload names. */
 export const WORKLOAD = {
   get1: 'getData 100 B, 1 outstanding',
@@ -68,6 +80,15 @@ export const WORKLOAD = {
    * cpuUsPerSecond of the client, and the same session's idle CPU before the lease (idleCpuUsPerSecond).
    */
   leaseHeld: (sessionMs: number) => `one lease held, session ${sessionMs.toLocaleString('en-US')} ms`,
+  /**
+   * Issue 35: `n` sessions each holding one Mutex lease (Curator: InterProcessMutex), idle, with
+   * session timeout `t` s, on servers with tickTime 2 s (bench/workloads/fleet.ts). Ops: the
+   * leader's transactions in the hold window; latency: an unrelated client's getData. Metrics per
+   * holder: txnsPerHolderPerSec, logBytesPerHolderPerHour, fsyncsPerHolderPerSec,
+   * snapshotsPerHolderPerHour, leaderCpuUsPerHolderPerSec; readP99Us, writeP99Us;
+   * releasedTxnsPerHolderPerSec (after every lease is released, the sessions still open).
+   */
+  leaseFleet: (n: number, t: number) => `lease fleet, ${n.toLocaleString('en-US')} sessions, T = ${t} s`,
   /** Metrics: notificationsPerRelease, heapMiB. */
   waiters: (n: number) => `${n.toLocaleString('en-US')} waiters on one lock`,
   /** Metric: heapMiB. */

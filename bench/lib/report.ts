@@ -3,7 +3,7 @@
  * 7's targets) and the JSON written under bench/results/.
  */
 import type { Machine } from './machine.js';
-import { CLIENT, CURVE, WORKLOAD, parseCurvePoint, type CurveName } from './names.js';
+import { CLIENT, CURVE, WORKLOAD, isOursFleetClient, parseCurvePoint, type CurveName } from './names.js';
 import type { Row, Spread } from './stats.js';
 
 /** What the report says about the run itself. */
@@ -62,6 +62,7 @@ export function renderMarkdown(rows: readonly Row[], meta: ReportMeta): string {
       out.push(`| ${workload} | ${client} | ${rate(s.opsPerSec.median)} ${unit} (${rate(s.opsPerSec.min)}-${rate(s.opsPerSec.max)}) | ${int(s.p50?.median)} | ${int(s.p99?.median)} | ${int(s.p999?.median)} | ${dec(s.cpuPerOp.median)} | ${metricText(s.metrics)} |`);
     }
   }
+  out.push(...renderFleet(rows));
   out.push(...renderCurves(rows, meta));
   const vs = versusRows(rows);
   if (vs.length) {
@@ -87,7 +88,7 @@ export interface Versus {
   readonly cpu: number | undefined;
 }
 
-const isOurs = (client: string) => client === CLIENT.ours || client === CLIENT.oursCoalesced;
+const isOurs = (client: string) => client === CLIENT.ours || client === CLIENT.oursCoalesced || isOursFleetClient(client);
 
 /** Ours (each configuration of ours) against every peer that ran the same workload (scale curve points aside: their tables carry the ratios). */
 export function versusRows(rows: readonly Row[]): Versus[] {
@@ -103,6 +104,34 @@ export function versusRows(rows: readonly Row[]): Versus[] {
         cpu: ratio(ours.summary.cpuPerOp.median, peer.summary.cpuPerOp.median),
       }));
   });
+}
+
+/**
+ * The lease fleet rows (issue 35) as one table of what each idle holder costs the servers, and
+ * the released window's target: no transactions once every lease is released.
+ */
+export function renderFleet(rows: readonly Row[]): string[] {
+  const fleet = rows.filter((r) => r.workload.startsWith('lease fleet, '));
+  if (!fleet.length) return [];
+  const out = [
+    '',
+    '### Lease fleet (issue 35): per lease-holding session',
+    '',
+    "Idle holders, the leader's counters over the hold window; the unrelated client's p99 beside the fleet; transactions after every lease was released, the sessions still open (target: none).",
+    '',
+    '| workload | client | transactions/s | log bytes/hour | fsyncs/s | snapshots/hour | leader CPU µs/s | unrelated read p99 µs | write p99 µs | released transactions/s | released: none |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  const small = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '-' : n === 0 ? '0' : Math.abs(n) >= 100 ? int(n) : n.toPrecision(2));
+  for (const { workload, client, summary: s } of fleet) {
+    const m = (k: string) => s.metrics[k]?.median;
+    const released = s.metrics['releasedTxns'];
+    const verdict = released === undefined || !Number.isFinite(released.max) ? 'not measured' : released.max === 0 ? 'met' : `missed (${int(released.max)})`;
+    out.push(
+      `| ${workload} | ${client} | ${small(m('txnsPerHolderPerSec'))} | ${small(m('logBytesPerHolderPerHour'))} | ${small(m('fsyncsPerHolderPerSec'))} | ${small(m('snapshotsPerHolderPerHour'))} | ${small(m('leaderCpuUsPerHolderPerSec'))} | ${int(m('readP99Us'))} | ${int(m('writeP99Us'))} | ${small(m('releasedTxnsPerHolderPerSec'))} | ${verdict} |`,
+    );
+  }
+  return out;
 }
 
 /** A target of issue 7 or 13 and how this run did. */
