@@ -51,7 +51,7 @@
 /**
  * How a session keeps the quorum's word that it is alive while leases rest on it:
  * - `'auto'`: syncs where the tick makes them provable with room to spare (a known
- *   `serverTickTime` of at most about T/8), writes otherwise;
+ *   `serverTickTime` of at most about T/5: a sync at least every T/6), writes otherwise;
  * - `'write'`: committed writes (the session's own, or a no-op multi when none came);
  * - `'sync'`: syncs (needs `serverTickTime`); writes when the negotiated timeout leaves a sync no room;
  * - `'off'`: no proof: a lease trusts its server's answers, as Curator does.
@@ -86,7 +86,9 @@ export function proofTiming(t: number, mode: LeaseProofMode = 'write', serverTic
   const syncLag = Math.ceil(1.5 * tick + Math.max(50, tick / 4));
   const writeEvery = period(t, confirmAfter, 0);
   const syncEvery = period(t, confirmAfter, syncLag);
-  const sync = mode === 'sync' ? syncEvery > 0 : mode === 'auto' && syncEvery >= t / 10;
+  // 'auto' syncs only where that takes no more requests than the writes of before did (one per
+  // T/6): a sync costs the leader a round trip, not a transaction, but it is still a request.
+  const sync = mode === 'sync' ? syncEvery > 0 : mode === 'auto' && syncEvery >= t / 6;
   const kind = mode === 'off' ? undefined : sync ? 'sync' : 'write';
   return { confirmAfter, syncLag, kind, every: Math.floor(kind === 'sync' ? syncEvery : writeEvery) };
 }
