@@ -3,7 +3,7 @@
  * event goes to every listener (synchronously, a throwing one ignored) and every open stream
  * (queued while its loop is busy); when the cache ends, the streams end or fail with its error.
  */
-import { InvalidArgumentError } from '../index.js';
+import { InvalidArgumentError } from '../errors.js';
 import { AsyncQueue } from '../util/queue.js';
 
 /** A cache's listeners and event streams. */

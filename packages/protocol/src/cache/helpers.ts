@@ -1,7 +1,7 @@
 /**
  * Small pure helpers of the tree cache.
  */
-import type { SessionState } from '../index.js';
+import type { SessionState } from '../session/session.js';
 
 /** True when the state allows requests to be sent. */
 export function isConnected(state: SessionState): boolean {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError, NoNodeError, RequestTimeoutError, SessionExpiredError, type MultiReadOp, type MultiReadResult, type SessionState, type Stat, type WatchListener, type ZooKeeper } from '../index.js';
+import { InvalidArgumentError, NoNodeError, RequestTimeoutError, SessionExpiredError } from '../errors.js';
+import type { MultiReadOp, MultiReadResult } from '../client/transaction.js';
+import type { SessionState } from '../session/session.js';
+import type { Stat } from '../jute/data.js';
+import type { WatchListener } from '../session/watches.js';
+import type { ZooKeeper } from '../client/zookeeper.js';
 import { NodeCache } from './node-cache.js';
 import { PathChildrenCache, type PathChildrenCacheEvent } from './path-children-cache.js';
 

@@ -17,7 +17,11 @@
  * level and then delivers every later change, so nothing falls between the load and the
  * subscription.
  */
-import { ClientClosedError, InvalidArgumentError, SessionExpiredError, validatePath, type SessionState, type Stat, type ZooKeeper } from '../index.js';
+import { ClientClosedError, InvalidArgumentError, SessionExpiredError } from '../errors.js';
+import { validatePath } from '../util/paths.js';
+import type { SessionState } from '../session/session.js';
+import type { Stat } from '../jute/data.js';
+import type { ZooKeeper } from '../client/zookeeper.js';
 import { raceAbort, validateTimeout } from '../util/abort.js';
 import { TreeCache } from './tree-cache.js';
 import type { CachedNode, NodeChange } from './node-table.js';

@@ -4,7 +4,8 @@
  * client's public API, built on a `TreeCache` of the node alone (`maxDepth` 0: one non-recursive
  * persistent watch; see level-cache.ts for why, and what it costs: ZooKeeper 3.6+).
  */
-import { InvalidArgumentError, type ZooKeeper } from '../index.js';
+import { InvalidArgumentError } from '../errors.js';
+import type { ZooKeeper } from '../client/zookeeper.js';
 import type { NodeChange } from './node-table.js';
 import type { SessionSource } from './sessions.js';
 import { childData, LevelCache, validateCacheArgs, type CacheStartOptions, type ChildData, type ConnectionEvent } from './level-cache.js';

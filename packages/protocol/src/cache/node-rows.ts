@@ -14,7 +14,7 @@
  * cached itself (read after its child, or gone and not read yet). {@link NodeRows.release} frees
  * a row with neither node nor children, and its placeholder ancestors that become empty.
  */
-import type { Stat } from '../index.js';
+import type { Stat } from '../jute/data.js';
 import { ByteSlab } from './byte-slab.js';
 import { grown, StatColumns } from './stat-columns.js';
 

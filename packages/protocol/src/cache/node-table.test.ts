@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Stat } from '../index.js';
+import type { Stat } from '../jute/data.js';
 import { prng } from '../testing/random.js';
 import { NodeTable, type NodeChange } from './node-table.js';
 

@@ -12,7 +12,7 @@
  * {@link CachedNode} is made when asked for ({@link NodeTable.get}, {@link NodeTable.nodes}, the
  * changes returned), with a copy of the data of its own: it stays as it was when made.
  */
-import type { Stat } from '../index.js';
+import type { Stat } from '../jute/data.js';
 import { NodeRows, NONE } from './node-rows.js';
 
 /** One cached node: its data and Stat as last read. */

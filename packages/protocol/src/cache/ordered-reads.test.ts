@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConnectionLossError, NoAuthError, NoNodeError, PacketTooLargeError, type MultiReadOp, type MultiReadResult, type Stat } from '../index.js';
+import { ConnectionLossError, NoAuthError, NoNodeError, PacketTooLargeError } from '../errors.js';
+import type { MultiReadOp, MultiReadResult } from '../client/transaction.js';
+import type { Stat } from '../jute/data.js';
 import { OrderedReads, READ_BATCH, type NodeRead, type ReadClient } from './ordered-reads.js';
 
 const stat = (n: number): Stat => ({ czxid: BigInt(n), mzxid: BigInt(n), ctime: 0n, mtime: 0n, version: 0, cversion: 0, aversion: 0, ephemeralOwner: 0n, dataLength: 0, numChildren: 0, pzxid: BigInt(n) });

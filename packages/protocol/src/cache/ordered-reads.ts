@@ -9,7 +9,10 @@
  * do arrive in send order, but the promise chains behind them have different lengths, so the
  * results are put back in order here by sequence number.
  */
-import { ErrorCode, NoNodeError, PacketTooLargeError, ZooKeeperError, type MultiReadOp, type MultiReadResult, type Stat, type ZooKeeper } from '../index.js';
+import { ErrorCode, NoNodeError, PacketTooLargeError, ZooKeeperError } from '../errors.js';
+import type { MultiReadOp, MultiReadResult } from '../client/transaction.js';
+import type { Stat } from '../jute/data.js';
+import type { ZooKeeper } from '../client/zookeeper.js';
 
 /** Most nodes in one multiRead (two ops each with children). A reply over the frame limit is split and sent again. */
 export const READ_BATCH = 256;

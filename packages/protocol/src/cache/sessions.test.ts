@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Stat } from '../index.js';
+import type { Stat } from '../jute/data.js';
 import type { CachedNode } from './node-table.js';
 import { differences, isSessionSource } from './sessions.js';
 

@@ -5,7 +5,7 @@
  * `@zk/locks`) does the same: after expiry it waits for the source's next client, loads the level
  * there, and reports what differs from what it held, computed here.
  */
-import type { ZooKeeper } from '../index.js';
+import type { ZooKeeper } from '../client/zookeeper.js';
 import type { CachedNode, NodeChange } from './node-table.js';
 
 /**

@@ -3,7 +3,7 @@
  * fields in one BigInt64Array (6 per row), the five 32-bit ones in one Int32Array (5 per row):
  * the 68 bytes of the wire's Stat. A bigint is made only when a field is read.
  */
-import type { Stat } from '../index.js';
+import type { Stat } from '../jute/data.js';
 
 export class StatColumns {
   /** czxid, mzxid, ctime, mtime, ephemeralOwner, pzxid. */

@@ -16,17 +16,11 @@
  * changed while the client was away. So after every reconnect the cache walks the tree again and
  * reports exactly the differences from what it held (created, changed, deleted), then `resynced`.
  */
-import {
-  AuthFailedError,
-  ClientClosedError,
-  InvalidArgumentError,
-  NoWatcherError,
-  SessionExpiredError,
-  validatePath,
-  type SessionState,
-  type WatchedEvent,
-  type ZooKeeper,
-} from '../index.js';
+import { AuthFailedError, ClientClosedError, InvalidArgumentError, NoWatcherError, SessionExpiredError } from '../errors.js';
+import { validatePath } from '../util/paths.js';
+import type { SessionState } from '../session/session.js';
+import type { WatchedEvent } from '../session/watches.js';
+import type { ZooKeeper } from '../client/zookeeper.js';
 import { raceAbort, validateTimeout } from '../util/abort.js';
 import { childPath, NodeTable, type CachedNode, type NodeChange } from './node-table.js';
 import { OrderedReads, type NodeRead } from './ordered-reads.js';
