@@ -341,8 +341,10 @@ async function fleetRepetition(fleet: Fleet, ctx: { meter: LeaderMeter; probe: P
       releasedTxns: released.txns ?? Number.NaN,
       releasedTxnsPerHolderPerSec: released.txns === undefined ? Number.NaN : released.txns / n / released.seconds,
       releasedProofs: c4.proofs - c3.proofs,
-      // Leases that were told they were at risk (ours: the signal; Curator: LOST), and Curator's SUSPENDED, by the end of the probe.
+      // Leases that were told they were at risk (ours: the signal; Curator: LOST), and Curator's
+      // SUSPENDED, by the end of the probe window, and of those before the hold window.
       leasesLost: c2.lost,
+      leasesLostBeforeHold: c0.lost,
       ...(c2.suspended > 0 ? { suspended: c2.suspended } : {}),
       sessionTimeoutMs: fleet.sessionTimeoutMs,
     };
