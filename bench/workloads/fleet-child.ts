@@ -9,8 +9,9 @@
  * The sessions connect and acquire 50 at a time, lock `<path>/<first + i>` each. Then prints
  * `HOLDING <count> <negotiated session timeout ms>`. On stdin:
  *
- * - `stats`: prints `STATS {"cpuUs","proofs","lost"}`: this process's CPU so far, the quorum-proof
- *   round trips settled so far (messages on `zk:proof`), and leases whose signal aborted.
+ * - `stats`: prints `STATS {"cpuUs","proofs","proofSyncs","lost"}`: this process's CPU so far, the
+ *   quorum proof's own round trips settled so far (messages on `zk:proof`; `proofSyncs` those of
+ *   kind `sync`, the rest are writes), and leases whose signal aborted.
  * - `release`: releases every lease, then prints `RELEASED`.
  * - stdin ends: closes every session and exits.
  *
@@ -34,7 +35,12 @@ const options = JSON.parse(optionsArg) as Record<string, unknown>;
 const BATCH = 50;
 
 let proofs = 0;
-subscribe(ChannelName.proof, () => void proofs++);
+let proofSyncs = 0;
+subscribe(ChannelName.proof, (m) => {
+  proofs++;
+  // `kind` since leaseProof (430e5c8); before, every proof was a write.
+  if ((m as { kind?: string }).kind === 'sync') proofSyncs++;
+});
 let lost = 0;
 
 const sessions: ZooKeeper[] = [];
@@ -51,7 +57,7 @@ async function closeAll(): Promise<void> {
 }
 
 try {
-  // The lead's leaseProof option is newer than some clients: passed through as given.
+  // Passed through as given (`leaseProof` is newer than 430e5c8's parent, which ignores it).
   const connectOptions = { sessionTimeout: Number(timeoutArg), ...options } as Parameters<typeof ZooKeeper.connect>[1];
   sessions.push(...(await inBatches(count, () => ZooKeeper.connect(connect, connectOptions))));
   await sessions[0]!.ensurePath(path);
@@ -73,7 +79,7 @@ const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
 lines.on('line', (line) => {
   if (line === 'stats') {
     const cpu = process.cpuUsage();
-    process.stdout.write(`STATS ${JSON.stringify({ cpuUs: cpu.user + cpu.system, proofs, lost })}\n`);
+    process.stdout.write(`STATS ${JSON.stringify({ cpuUs: cpu.user + cpu.system, proofs, proofSyncs, lost })}\n`);
   } else if (line === 'release') {
     void Promise.all(leases.splice(0).map((l) => l.release())).then(
       () => process.stdout.write('RELEASED\n'),

@@ -110,6 +110,7 @@ export function fleetWanted(bench: Bench, settings = fleetSettings()): boolean {
 interface FleetStats {
   cpuUs: number;
   proofs: number;
+  proofSyncs: number;
   lost: number;
   suspended: number;
 }
@@ -143,7 +144,8 @@ async function startFleet(children: readonly LineChild[], n: number): Promise<Fl
             return JSON.parse((await expectLine(c, 'STATS', 30_000)).slice('STATS '.length)) as Partial<FleetStats>;
           }),
         );
-        return all.reduce<FleetStats>((s, x) => ({ cpuUs: s.cpuUs + (x.cpuUs ?? 0), proofs: s.proofs + (x.proofs ?? 0), lost: s.lost + (x.lost ?? 0), suspended: s.suspended + (x.suspended ?? 0) }), { cpuUs: 0, proofs: 0, lost: 0, suspended: 0 });
+        const sum = (k: keyof FleetStats) => all.reduce((s, x) => s + (x[k] ?? 0), 0);
+        return { cpuUs: sum('cpuUs'), proofs: sum('proofs'), proofSyncs: sum('proofSyncs'), lost: sum('lost'), suspended: sum('suspended') };
       },
       async release() {
         await Promise.all(
@@ -337,7 +339,9 @@ async function fleetRepetition(fleet: Fleet, ctx: { meter: LeaderMeter; probe: P
       writeP99Us: percentile(writes, 99),
       probeErrors: p.errors,
       clientCpuUsPerHolderPerSec: (c1.cpuUs - c0.cpuUs) / n / hold.seconds,
-      clientProofsPerHolderPerSec: (c1.proofs - c0.proofs) / n / hold.seconds,
+      // The proof's own requests (ours: zk:proof), writes and syncs apart.
+      clientProofWritesPerHolderPerSec: (c1.proofs - c1.proofSyncs - (c0.proofs - c0.proofSyncs)) / n / hold.seconds,
+      clientProofSyncsPerHolderPerSec: (c1.proofSyncs - c0.proofSyncs) / n / hold.seconds,
       releasedTxns: released.txns ?? Number.NaN,
       releasedTxnsPerHolderPerSec: released.txns === undefined ? Number.NaN : released.txns / n / released.seconds,
       releasedProofs: c4.proofs - c3.proofs,
