@@ -2,7 +2,7 @@
 // (bench/workloads/leader.ts); LeaderBenchDriver.java's "participant" mode speaks the same lines
 // on Curator. Runs the built packages (`tsc -b` first).
 //
-//   node leader-participant.mjs <connect> <path> <sessionTimeoutMs> <id>
+//   node leader-participant.mjs <connect> <path> <sessionTimeoutMs> <id> [<leaseProof> [<serverTickTime>]]
 //
 // Prints "READY <negotiated session timeout ms>" once connected; stdin "join" starts the latch.
 // Prints "LEADER" when leadership comes and "LOST <reason>" the moment its signal aborts. When
@@ -11,10 +11,12 @@ import { createInterface } from 'node:readline';
 import { ZooKeeper } from '@zk/protocol';
 import { LeaderLatch, parseAcl, securityFromEnv } from '@zk/locks';
 
-const [connect, path, timeout, id] = process.argv.slice(2);
+const [connect, path, timeout, id, leaseProof, tick] = process.argv.slice(2);
+// The client's proof options (issue 35: the failover rows of each proof mode); unset: the defaults.
+const proof = { ...(leaseProof ? { leaseProof } : {}), ...(tick ? { serverTickTime: Number(tick) } : {}) };
 // On a secured ensemble, the settings the bench was given (bench/lib/secure.ts).
 const secured = { ...securityFromEnv().options, ...(process.env.ZK_BENCH_ACL ? { acl: parseAcl(process.env.ZK_BENCH_ACL) } : {}) };
-const zk = await ZooKeeper.connect(connect, { ...secured, sessionTimeout: Number(timeout), connectTimeout: Math.min(Number(timeout), 15_000) });
+const zk = await ZooKeeper.connect(connect, { ...secured, ...proof, sessionTimeout: Number(timeout), connectTimeout: Math.min(Number(timeout), 15_000) });
 process.stdout.write(`READY ${zk.sessionTimeout}\n`);
 let latch;
 for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {

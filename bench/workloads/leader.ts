@@ -24,6 +24,14 @@ import { median, type Sample } from '../lib/stats.js';
 
 /** Session timeout of the failover participants, ms (the harness's servers tick every 500 ms). */
 export const FAILOVER_SESSION_MS = 2000;
+/** The harness servers' tick, ms. */
+const SERVER_TICK_MS = 500;
+/**
+ * Our failover rows beside the default (leaseProof 'auto', the tick unknown: writes every 388 ms):
+ * writes with the tick told (every 583 ms), syncs (every 292 ms), and no proof. `ZK_BENCH_PROOF_ROWS=0` leaves them out.
+ */
+const PROOF_VARIANTS: ReadonlyArray<readonly [string, number | undefined]> =
+  process.env.ZK_BENCH_PROOF_ROWS === '0' ? [] : [['write', SERVER_TICK_MS], ['sync', SERVER_TICK_MS], ['off', undefined]];
 /** Participants of the latch workload. */
 const LATCH_PARTICIPANTS = 100;
 const PARTICIPANT = fileURLToPath(new URL('../../workloads/leader-participant.mjs', import.meta.url));
@@ -45,6 +53,9 @@ export async function leaderWorkloads(bench: Bench, connect: string, curator: bo
     const classpath = java?.classpath;
     const spawns: Array<readonly [string, Spawn]> = [
       [CLIENT.ours, (name, c, path) => new LineChild(name, process.execPath, [PARTICIPANT, c, path, String(FAILOVER_SESSION_MS), name])],
+      // Each proof mode (issue 35): the quorum's promise by writes with the tick told, by syncs,
+      // and none (Curator's guarantee); the plain row above writes with the tick unknown.
+      ...PROOF_VARIANTS.map(([mode, tick]) => [`${CLIENT.ours}, leaseProof ${mode}${tick ? `, serverTickTime ${tick}` : ''}`, (name: string, c: string, path: string) => new LineChild(name, process.execPath, [PARTICIPANT, c, path, String(FAILOVER_SESSION_MS), name, mode, tick ? String(tick) : ''])] as const),
       ...(classpath ? [[CLIENT.curator, (name: string, c: string, path: string) => new LineChild(name, 'java', ['-cp', classpath, 'LeaderBenchDriver', 'participant', c, path, String(FAILOVER_SESSION_MS), name])] as const] : []),
     ];
     // One repetition is `rounds` failovers (each needs fresh processes and a session timeout).

@@ -111,8 +111,8 @@ export class LockSetRun {
   ) {}
 
   /** Starts a participant connected to `connect` (with its chroot) for `durationMs`. */
-  spawn(who: string, connect: string, o: { durationMs: number; sessionTimeoutMs: number; workMs: number }): void {
-    const proc = spawn(process.execPath, [LOCKSET_PARTICIPANT, connect, this.lockPath, who, String(o.durationMs), String(o.sessionTimeoutMs), this.variant, this.register, String(o.workMs)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  spawn(who: string, connect: string, o: { durationMs: number; sessionTimeoutMs: number; workMs: number; env?: Record<string, string> }): void {
+    const proc = spawn(process.execPath, [LOCKSET_PARTICIPANT, connect, this.lockPath, who, String(o.durationMs), String(o.sessionTimeoutMs), this.variant, this.register, String(o.workMs)], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...o.env } });
     this.#procs.set(who, proc);
     let buf = '';
     proc.stdout?.on('data', (d: Buffer) => {
