@@ -166,18 +166,20 @@ export class Session {
   /**
    * The earliest moment (performance.now() clock) at which the ensemble may expire this session,
    * by evidence that passed through the leader (see quorum-proof.ts): the newest request a
-   * committed write confirmed, or the newest read-write handshake, plus the negotiated timeout.
-   * It advances only while someone holds the proof ({@link holdQuorumProof}) or on reconnect.
+   * committed write or a sync of the session confirmed, or the newest read-write handshake, plus
+   * the negotiated timeout. While the proof is held ({@link holdQuorumProof}) the session sends
+   * its own write or sync when none came for a while.
    */
   get quorumDeadline(): number {
     return this.#proof.proven + (this.#negotiatedTimeout || this.#options.sessionTimeout);
   }
 
   /**
-   * Keeps {@link quorumDeadline} advancing (a committed no-op write every T/6 or so) until the
-   * returned function is called; counted, so many leases share one loop. While held, `lost` is
-   * reported by the quorum deadline too (a server that cannot commit the write stops answering
-   * the session, so the connection drops by the liveness rule).
+   * Keeps {@link quorumDeadline} advancing (a sync or a committed no-op write whenever the session
+   * sent neither for the mode's period) until the returned function is called; counted, so many
+   * leases share one loop. While held, `lost` is reported by the quorum deadline too (a server
+   * that cannot commit the write or answer the sync stops answering the session, so the
+   * connection drops by the liveness rule).
    */
   holdQuorumProof(): () => void {
     if (isTerminal(this.#state)) throw this.#unavailable();
