@@ -36,7 +36,13 @@
  * with each session's full timeout). So a sync sent at S proves the send time of the requests it
  * confirms, but never more than S - `syncLag` (1.5 ticks plus a margin for a late leader thread):
  * a proof about a tick older than a write's, which costs nothing in the log. It pays when T is
- * many ticks; at T = 2 ticks it proves nothing and the writes are used.
+ * many ticks; at T = 2 ticks it proves nothing and the writes are used. A leader answers its own
+ * clients' syncs without asking anyone (`CommitProcessor` matches syncs only on followers), so a
+ * leader frozen (SIGSTOP, a long GC) past syncLimit ticks answers a sync queued meanwhile after it
+ * wakes, long after its successor started; what that sync confirms is still safe, because it
+ * confirms only answers that came `confirmAfter` (more than the half tick the woken leader needs
+ * to notice it lost its quorum) before the sync was sent, and a frozen server answered nothing
+ * while frozen: the confirmed request was sent before the freeze, so before the successor began.
  *
  * One more proof needs no request: a handshake on a read-write server (a new session is created
  * by the leader, a resumed one is revalidated by it: `Learner.validateSession`, REVALIDATE, which
