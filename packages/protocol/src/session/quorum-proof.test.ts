@@ -77,6 +77,9 @@ describe('quorum proof - timing', () => {
     // The tick unknown: T/2 assumed, writes.
     expect(proofTiming(10_000, 'auto')).toMatchObject({ kind: 'write', every: 1944 });
     expect(proofTiming(10_000, 'off', 2000).kind).toBeUndefined();
+    // A stated tick of more than T/2 (minSessionTimeout lowered): no period can keep the proof
+    // young; the writes go at T/20, not in a loop.
+    expect(proofTiming(2000, 'auto', 5000)).toMatchObject({ kind: 'write', every: 100 });
     for (const t of [1000, 2000, 4000, 6000, 10_000, 30_000, 60_000]) {
       for (const tick of [undefined, 100, 500, 1000, 2000, 3000]) {
         if (tick !== undefined && tick > t / 2) continue;

@@ -96,7 +96,11 @@ export function proofTiming(t: number, mode: LeaseProofMode = 'write', serverTic
   // T/6): a sync costs the leader a round trip, not a transaction, but it is still a request.
   const sync = mode === 'sync' ? syncEvery > 0 : mode === 'auto' && syncEvery >= t / 6;
   const kind = mode === 'off' ? undefined : sync ? 'sync' : 'write';
-  return { confirmAfter, syncLag, kind, every: Math.floor(kind === 'sync' ? syncEvery : writeEvery) };
+  // No period keeps the proof young enough when the tick is most of T (a server whose
+  // minSessionTimeout was lowered below 2 ticks): leases are then at risk from birth, and the
+  // writes go at the round-trip allowance, not in a loop.
+  const every = Math.max(kind === 'sync' ? syncEvery : writeEvery, Math.max(25, t / 20));
+  return { confirmAfter, syncLag, kind, every: Math.floor(every) };
 }
 
 /** See {@link proofTiming}: the largest E over k with E + A + max(kE, lag) <= budget and kE >= confirmAfter + A; 0 when none. */
