@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 describe('quorum proof - on a real server', () => {
-  it('held: writes commit every period (388 ms at T = 2 s, the tick unknown) and the quorum deadline keeps ahead; none is counted as an application request', async () => {
+  it('held: writes commit every period (455 ms at T = 2 s, the tick unknown) and the quorum deadline keeps ahead; none is counted as an application request', async () => {
     const zk = await space.client({ sessionTimeout: 2000 });
     const proofs: ProofMessage[] = [];
     let requests = 0;
@@ -65,7 +65,7 @@ describe('quorum proof - on a real server', () => {
       await zk.close();
       await never;
       const after = proofs.length;
-      // An absence has no event to await: two write intervals (334 ms at T = 2 s) without one.
+      // An absence has no event to await: more than a write interval (455 ms at T = 2 s) without one.
       await new Promise((r) => setTimeout(r, 700));
       expect(proofs.length).toBe(after);
     } finally {
@@ -93,7 +93,7 @@ describe('quorum proof - on a real server', () => {
     expect(zk.leaseProof).toBe('auto');
     const seen = await proofsDuring(zk, async () => {
       const release = zk.holdQuorumProof();
-      // Long enough for several syncs (one every 1166 ms): the deadline must stay ahead all along.
+      // Long enough for several syncs (one every 1366 ms): the deadline must stay ahead all along.
       for (let i = 0; i < 8; i++) {
         await sleep(500);
         expect(zk.quorumDeadline - performance.now()).toBeGreaterThan(4000 / 6);
@@ -109,7 +109,7 @@ describe('quorum proof - on a real server', () => {
     await zk.create('/own', Buffer.alloc(0));
     const busy = await proofsDuring(zk, async () => {
       const release = zk.holdQuorumProof();
-      // A write every 100 ms (the proof's period is 388 ms at T = 2 s): it never needs its own.
+      // A write every 100 ms (the proof's period is 455 ms at T = 2 s): it never needs its own.
       for (let i = 0; i < 20; i++) {
         await zk.setData('/own', Buffer.from([i]));
         await sleep(100);

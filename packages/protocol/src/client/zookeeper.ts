@@ -191,7 +191,7 @@ export class ZooKeeper implements AsyncDisposable {
   /**
    * Keeps {@link ZooKeeper.quorumDeadline} advancing until the returned function is called: when
    * the session sent no write or sync for the `leaseProof` mode's period (about T/3 with
-   * `serverTickTime` known, T/5 without), one of its own: a sync where the tick allows (mode
+   * `serverTickTime` known, about T/4 without), one of its own: a sync where the tick allows (mode
    * `'auto'` or `'sync'`), else a no-op write (a multi of one `check` of the root) committed
    * through the quorum. Counted: every holder shares one loop per session, which sends nothing
    * once the last has released it (and nothing at all in mode `'off'`). While held, `lost` is

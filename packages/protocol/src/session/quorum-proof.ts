@@ -57,7 +57,7 @@
 /**
  * How a session keeps the quorum's word that it is alive while leases rest on it:
  * - `'auto'`: syncs where the tick makes them provable with room to spare (a known
- *   `serverTickTime` of at most about T/5: a sync at least every T/6), writes otherwise;
+ *   `serverTickTime` of at most about T/3.4: a sync at least every T/6), writes otherwise;
  * - `'write'`: committed writes (the session's own, or a no-op multi when none came);
  * - `'sync'`: syncs (needs `serverTickTime`); writes when the negotiated timeout leaves a sync no room;
  * - `'off'`: no proof: a lease trusts its server's answers, as Curator does.
@@ -84,7 +84,13 @@ export interface QuorumProofTiming {
  * E >= confirmAfter plus a round trip; else one k periods back), so just before the next one
  * commits the proof is E + max(kE, lag) old, lag being 0 for a write and `syncLag` for a sync.
  * E is the largest period keeping that, plus a round-trip allowance `A` = T/20 twice, under
- * 5T/6 - T/5 (the last fifth of T is left as today's slack for slow round trips and late timers).
+ * 5T/6 - T/10 (a tenth of T left for slower round trips and late timers).
+ *
+ * Why as large as that: every request touches the session, and a session's expiry comes T after
+ * its last touch. A proof sent more often than the idle pings (T/3) makes a crashed holder's
+ * session expire later than a client that only pings (Curator's), by half the difference on
+ * average: the next holder waits that much longer. With the tick known the period comes out at
+ * about T/3, where the proof replaces the pings instead of adding touches.
  */
 export function proofTiming(t: number, mode: LeaseProofMode = 'write', serverTickTime?: number): QuorumProofTiming {
   const tick = serverTickTime ?? t / 2;
@@ -106,7 +112,7 @@ export function proofTiming(t: number, mode: LeaseProofMode = 'write', serverTic
 /** See {@link proofTiming}: the largest E over k with E + A + max(kE, lag) <= budget and kE >= confirmAfter + A; 0 when none. */
 function period(t: number, confirmAfter: number, lag: number): number {
   const allowance = Math.max(25, t / 20);
-  const budget = (5 * t) / 6 - t / 5;
+  const budget = (5 * t) / 6 - t / 10;
   let best = 0;
   for (let k = 1; k <= 16; k++) {
     const e = Math.min((budget - allowance) / (k + 1), budget - allowance - lag);
