@@ -10,7 +10,8 @@
  * @packageDocumentation
  */
 export { ZooKeeper } from './client/zookeeper.js';
-export type { CallOptions, CreateOptions, Data, DataResult, StateChange, WatchOptions } from './client/zookeeper.js';
+export type { CallOptions, CreateOptions, Data, DataResult, WatchOptions } from './client/types.js';
+export type { StateChange } from './client/streams.js';
 export type { RemovableWatchKind } from './client/watch-ops.js';
 export type { ClientOptions } from './client/options.js';
 export type { LeaseProofMode } from './session/quorum-proof.js';

@@ -136,9 +136,10 @@ describe('layers - imports', () => {
       };
       for (const f of files) if (!index.has(f)) visit(f);
     }
-    // Left: Transaction takes the ZooKeeper type and CallOptions/CreateOptions/Data from
-    // client/zookeeper.ts, which builds Transactions. Breaking it means moving those types out of
-    // zookeeper.ts (issue 36); remove this line when that lands.
+    // Left: Transaction's constructor takes the ZooKeeper type, and client/zookeeper.ts builds
+    // Transactions. The types they shared moved to client/types.ts (issue 36); what is left is the
+    // published declaration `constructor(zk: ZooKeeper, chroot: string)` (api/protocol.api.md):
+    // a narrow interface in its place would change the API report, so it waits for an API change.
     const known = [`protocol: ${join('client', 'transaction.ts')} ${join('client', 'zookeeper.ts')}`];
     expect(found.sort()).toEqual(known);
   });

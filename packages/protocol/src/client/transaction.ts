@@ -7,7 +7,8 @@ import { OpCode } from '../constants.js';
 import { brandError, ErrorCode, fromCode, InvalidArgumentError, ZooKeeperError, type ErrorContext } from '../errors.js';
 import type { Stat } from '../jute/data.js';
 import { readMultiResponse, writeMultiRequest, type MultiOpInput, type MultiResult as WireResult } from '../jute/multi.js';
-import type { CallOptions, CreateOptions, Data, ZooKeeper } from './zookeeper.js';
+import type { CallOptions, CreateOptions, Data } from './types.js';
+import type { ZooKeeper } from './zookeeper.js';
 import { addChroot, stripChroot, validatePath } from '../util/paths.js';
 
 /** The outcome of one operation of a committed transaction. */
