@@ -30,6 +30,7 @@ import { create, ensureChroot, prepareCreate } from './create.js';
 import * as operations from './operations.js';
 import { stateStream, watchStream, type StateChange } from './streams.js';
 import type { CallOptions, CreateOp, CreateOptions, DataResult, WatchOptions } from './types.js';
+import { inspectClient, inspectCustom } from './inspect.js';
 
 /**
  * A ZooKeeper client.
@@ -482,5 +483,9 @@ export class ZooKeeper implements AsyncDisposable {
     return dataBytes(data, this.#options.maxFrameSize);
   }
 }
+
+// util.inspect shows a summary without the session password (inspect.ts); set outside the class
+// so the published declarations stay as they are.
+Object.defineProperty(ZooKeeper.prototype, inspectCustom, { value: inspectClient, writable: true, configurable: true });
 
 export type { SessionState };
