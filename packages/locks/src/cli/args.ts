@@ -149,22 +149,29 @@ const PERMS: Readonly<Record<string, number>> = { r: Perm.READ, w: Perm.WRITE, c
  */
 export function parseAcl(spec: string): ACL[] {
   const acl: ACL[] = [];
-  for (const entry of spec.split(',').map((e) => e.trim())) {
+  const entries = spec.split(',').map((e) => e.trim());
+  entries.forEach((entry, i) => {
     if (entry === 'creator') acl.push(...CREATOR_ALL_ACL.map((a) => ({ perms: a.perms, id: { ...a.id } })));
     else if (entry === 'world') acl.push(...OPEN_ACL_UNSAFE.map((a) => ({ perms: a.perms, id: { ...a.id } })));
     else if (entry === 'world:r') acl.push(...READ_ACL_UNSAFE.map((a) => ({ perms: a.perms, id: { ...a.id } })));
     else {
+      // The messages name the entry by its place and scheme only: what follows the scheme may be
+      // a password typed by mistake (`digest:owner:s3cret`), and a usage error lands in logs.
       const first = entry.indexOf(':');
       const last = entry.lastIndexOf(':');
-      if (first <= 0 || last === first || last === entry.length - 1) throw new UsageError(`--acl: ${JSON.stringify(entry)} is not creator, world, world:r or scheme:id:perms`);
+      const which = `entry ${i + 1}${entries.length > 1 ? ` of ${entries.length}` : ''}${first > 0 ? ` (scheme ${JSON.stringify(entry.slice(0, first))})` : ''}`;
+      if (first <= 0 || last === first || last === entry.length - 1) throw new UsageError(`--acl: ${which} is not creator, world, world:r or scheme:id:perms (its text is not repeated: it may hold a secret)`);
       let perms = 0;
       for (const p of entry.slice(last + 1)) {
         const bit = PERMS[p];
-        if (bit === undefined) throw new UsageError(`--acl: ${JSON.stringify(entry.slice(last + 1))} are not permissions (use letters from crwda)`);
+        if (bit === undefined) {
+          const digest = entry.slice(0, first) === 'digest' ? '; a digest entry is digest:user:<base64 sha1 of user:password>:perms, never the password itself' : '';
+          throw new UsageError(`--acl: ${which} does not end in permissions (letters from crwda after the last colon; the text is not repeated: it may hold a secret)${digest}`);
+        }
         perms |= bit;
       }
       acl.push({ perms, id: { scheme: entry.slice(0, first), id: entry.slice(first + 1, last) } });
     }
-  }
+  });
   return acl;
 }

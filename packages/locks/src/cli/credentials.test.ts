@@ -66,4 +66,23 @@ describe('zk-lock - --acl', () => {
   it.each(['creatr', 'digest:x', 'ip:1.2.3.4:', 'ip:1.2.3.4:rwx'])('refuses %j', (spec) => {
     expect(() => parseAcl(spec)).toThrow(UsageError);
   });
+
+  // Issue 37 item 11: `--acl digest:owner:<password>` printed `"<password>" are not permissions`.
+  it.each([
+    ['digest:owner:Sup3r-S3cret', /entry 1 \(scheme "digest"\) does not end in permissions .*never the password itself/],
+    ['creator, digest:owner:Sup3r-S3cret:cdrwa:Sup3r-S3cret', /entry 2 of 2 \(scheme "digest"\) does not end in permissions/],
+    ['world, Sup3r-S3cret', /entry 2 of 2 is not creator, world, world:r or scheme:id:perms/],
+    ['digest:Sup3r-S3cret', /entry 1 \(scheme "digest"\) is not creator/],
+    ['digest:owner:Sup3r-S3cret:', /entry 1 \(scheme "digest"\) is not creator/],
+  ])('refuses %j without repeating what follows the scheme (it may be a password)', (spec, message) => {
+    let err: unknown;
+    try {
+      parseAcl(spec);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toMatch(message);
+    expect((err as Error).message).not.toContain('Sup3r');
+  });
 });
