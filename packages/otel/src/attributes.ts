@@ -9,8 +9,10 @@ export const ZooKeeperAttributes = {
   DB_SYSTEM_NAME: 'db.system.name',
   /** The operation (`getData`, `create`, `multi`, ...). */
   DB_OPERATION_NAME: 'db.operation.name',
-  /** The low-cardinality path summary (`/locks/job/_c_*-lock-*`). */
+  /** `{operation} {path summary}` (`create /locks/job/_c_*-lock-*`), low-cardinality; the span's name. */
   DB_QUERY_SUMMARY: 'db.query.summary',
+  /** The client's chroot (`/app`), when it has one: the part of the tree it works in. */
+  DB_NAMESPACE: 'db.namespace',
   /** The ZooKeeper error code of the reply, as a string (`-101`), when not 0. */
   DB_RESPONSE_STATUS_CODE: 'db.response.status_code',
   /** The number of operations of a `multi` or `multiRead`. */

@@ -24,6 +24,8 @@ export interface RequestContext {
   readonly operation: string;
   readonly op: number;
   readonly path: string | undefined;
+  /** The client's chroot ('' for none; absent from @zk/protocol before it published it). */
+  readonly chroot?: string | undefined;
   readonly sessionId: bigint;
   readonly serverAddress?: string | undefined;
   readonly serverPort?: number | undefined;

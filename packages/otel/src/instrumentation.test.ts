@@ -33,7 +33,7 @@ describe('ZooKeeperInstrumentation (synthetic channel traffic)', () => {
     const [span] = exporter.getFinishedSpans();
     expect(span!.name).toBe('create /q/item-*');
     expect(span!.kind).toBe(SpanKind.CLIENT);
-    expect(span!.attributes).toMatchObject({ 'db.query.summary': '/q/item-*', 'zookeeper.xid': 7, 'zookeeper.session.id': '0x10', 'server.port': 2181 });
+    expect(span!.attributes).toMatchObject({ 'db.query.summary': 'create /q/item-*', 'zookeeper.xid': 7, 'zookeeper.session.id': '0x10', 'server.port': 2181 });
   });
 
   it('the outstanding-requests gauge is read at collection: the requests started and not answered, none after they settle or after disable()', async () => {

@@ -5,8 +5,11 @@
 import type { Attributes, Counter, Histogram, Meter, ObservableUpDownCounter, UpDownCounter } from '@opentelemetry/api';
 import { ZooKeeperMetrics as M } from './attributes.js';
 
-/** Bucket boundaries (seconds) for ZooKeeper round trips and lock waits: 0.5 ms to 10 s. */
-const OPERATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/**
+ * @internal Bucket boundaries (seconds) of `db.client.operation.duration`: the ones the database
+ * client metrics conventions advise for it, so that its series aggregate with other databases'.
+ */
+export const OPERATION_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10];
 /** Lock waits and holds last longer: 1 ms to 10 min. */
 const LOCK_BUCKETS = [0.001, 0.01, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 600];
 

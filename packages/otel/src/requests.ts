@@ -1,6 +1,7 @@
 /**
- * Spans and metrics for `zk:request` (one CLIENT span per request, named `{operation} {path
- * summary}`, and `db.client.operation.duration`) and for `zk:connect`.
+ * Spans and metrics for `zk:request` (one CLIENT span per request, named by its
+ * `db.query.summary`, `{operation} {path summary}`, and `db.client.operation.duration`) and for
+ * `zk:connect`.
  */
 import { SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import { ZooKeeperAttributes as A } from './attributes.js';
@@ -58,19 +59,20 @@ export function requestHandlers(rt: Runtime): { handlers: TracingHandlers<Reques
     const common = defined({
       [A.DB_SYSTEM_NAME]: 'zookeeper',
       [A.DB_OPERATION_NAME]: ctx.operation,
+      [A.DB_NAMESPACE]: ctx.chroot || undefined,
       [A.SERVER_ADDRESS]: ctx.serverAddress,
       [A.SERVER_PORT]: ctx.serverPort,
       [A.DB_RESPONSE_STATUS_CODE]: code !== 0 ? String(code) : undefined,
       [A.ERROR_TYPE]: errorType,
     });
     const created = ctx.operation.startsWith('create') ? createdPath(ctx.result) : undefined;
-    const summary = created !== undefined && isSequentialCreate(ctx.path, created) ? requestSummary(ctx.path, true) : req.summary;
-    const metricAttrs: Attributes = rt.config.metricQuerySummary === true && summary !== '' ? { ...common, [A.DB_QUERY_SUMMARY]: summary } : common;
+    const summary = created !== undefined && isSequentialCreate(ctx.path, created) ? requestSummary(ctx.operation, ctx.path, true) : req.summary;
+    const metricAttrs: Attributes = rt.config.metricQuerySummary === true ? { ...common, [A.DB_QUERY_SUMMARY]: summary } : common;
     rt.instruments.duration.record((performance.now() - req.started) / 1000, metricAttrs);
     const span = req.span;
     if (span === undefined) return;
     if (summary !== req.summary) {
-      span.updateName(`${ctx.operation} ${summary}`);
+      span.updateName(summary);
       span.setAttribute(A.DB_QUERY_SUMMARY, summary);
     }
     span.setAttributes(common);
@@ -96,18 +98,23 @@ export function requestHandlers(rt: Runtime): { handlers: TracingHandlers<Reques
   const open = (ctx: RequestContext): void => {
     if (inFlight.has(ctx)) return;
     pending++;
-    const summary = requestSummary(ctx.path);
+    const summary = requestSummary(ctx.operation, ctx.path);
     let span: Span | undefined;
     const parent = parentContext(rt);
     if (!ignored(rt, ctx) && mayStart(rt, parent)) {
+      // What a sampler may read is there at the start (the conventions' "SHOULD be provided at
+      // span creation time"): the summary, the namespace and the server.
       span = rt.tracer.startSpan(
-        summary === '' ? ctx.operation : `${ctx.operation} ${summary}`,
+        summary,
         {
           kind: SpanKind.CLIENT,
           attributes: defined({
             [A.DB_SYSTEM_NAME]: 'zookeeper',
             [A.DB_OPERATION_NAME]: ctx.operation,
-            [A.DB_QUERY_SUMMARY]: summary === '' ? undefined : summary,
+            [A.DB_QUERY_SUMMARY]: summary,
+            [A.DB_NAMESPACE]: ctx.chroot || undefined,
+            [A.SERVER_ADDRESS]: ctx.serverAddress,
+            [A.SERVER_PORT]: ctx.serverPort,
             [A.DB_OPERATION_BATCH_SIZE]: BATCHES.has(ctx.operation) ? ctx.batchSize : undefined,
           }),
         },

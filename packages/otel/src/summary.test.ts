@@ -20,8 +20,8 @@ describe('summarizePath', () => {
     const a = '/l/_c_11111111-2222-3333-4444-555555555555-lock-';
     const b = '/l/_c_aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee-lock-';
     expect(isSequentialCreate(a, `${a}0000000001`)).toBe(true);
-    expect(requestSummary(a, true)).toBe('/l/_c_*-lock-*');
-    expect(requestSummary(b, true)).toBe(requestSummary(a, true));
+    expect(requestSummary('create', a, true)).toBe('create /l/_c_*-lock-*');
+    expect(requestSummary('create', b, true)).toBe(requestSummary('create', a, true));
     expect(isSequentialCreate('/l/x', '/l/x')).toBe(false);
     expect(isSequentialCreate('/l/x', '/chroot/l/x0000000002')).toBe(true);
     expect(isSequentialCreate('/l/x', undefined)).toBe(false);

@@ -58,11 +58,12 @@ export function isSequentialCreate(requested: string | undefined, created: unkno
 }
 
 /**
- * The `db.query.summary` of a request's path (`/app/config`; the span is named
- * `{operation} {summary}`). `sequential` marks a sequential create: its summary ends in `*`, like
- * the node it made.
+ * The `db.query.summary` of a request, which is also its span's name: `{operation} {path summary}`
+ * (`getData /app/config`), or the operation alone for a request without a path. `sequential`
+ * marks a sequential create: its path summary ends in `*`, like the node it made.
  */
-export function requestSummary(path: string | undefined, sequential = false): string {
+export function requestSummary(operation: string, path: string | undefined, sequential = false): string {
   const summary = summarizePath(path);
-  return sequential && !summary.endsWith('*') ? `${summary}*` : summary;
+  if (summary === '') return operation;
+  return sequential && !summary.endsWith('*') ? `${operation} ${summary}*` : `${operation} ${summary}`;
 }

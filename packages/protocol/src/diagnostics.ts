@@ -52,9 +52,14 @@ export interface RequestTrace {
   readonly op: number;
   /** The path as the caller gave it (without the chroot; for a multi, its first op's). */
   readonly path: string | undefined;
+  /** The client's chroot, or '' for none. */
+  readonly chroot: string;
   /** Session id when sent (0n before the first connection). */
   sessionId: bigint;
-  /** The server it was sent to (the address dialed), when sent. */
+  /**
+   * The server: at `start` the one the session is connected to (none while disconnected), then
+   * the one it was sent to (the address dialed), when sent.
+   */
   serverAddress?: string | undefined;
   serverPort?: number | undefined;
   /** Its xid, when sent (for a read sent in a multiRead batch, the batch's). */

@@ -32,7 +32,7 @@ const COALESCE = { coalesce: true } as const;
  */
 export function sendRequest<T>(
   session: Session,
-  settings: Pick<ResolvedOptions, 'requestTimeout' | 'whileDisconnected'>,
+  settings: Pick<ResolvedOptions, 'requestTimeout' | 'whileDisconnected' | 'chroot'>,
   op: number,
   opName: string,
   path: string | undefined,
@@ -47,10 +47,20 @@ export function sendRequest<T>(
   options.signal?.throwIfAborted();
   const context = { op: opName, ...(path ? { path } : {}) };
   const logged = debugEnabled || requestStartChannel.hasSubscribers || requestFinishChannel.hasSubscribers;
-  const trace: RequestTrace | undefined = traced(requestChannel) ? { operation: opName, op, path, sessionId: session.sessionId, batchSize } : undefined;
+  const trace: RequestTrace | undefined = traced(requestChannel) ? startTrace(session, settings.chroot, opName, op, path, batchSize) : undefined;
   const req: Outgoing<T> = { session, op, path, write, read, signal: options.signal, context, coalesce, trace };
   if (trace === undefined) return send(req, settings.whileDisconnected, timeout, logged);
   return traceRequest(trace, () => send(req, settings.whileDisconnected, timeout, logged));
+}
+
+/**
+ * A request's trace as `start` publishes it: the server it will go to is the session's now (a
+ * sampler decides at the span's start and may read it); a request held while disconnected gets
+ * it when sent.
+ */
+function startTrace(session: Session, chroot: string, operation: string, op: number, path: string | undefined, batchSize: number | undefined): RequestTrace {
+  const server = session.host;
+  return { operation, op, path, chroot, sessionId: session.sessionId, serverAddress: server?.address, serverPort: server?.port, batchSize };
 }
 
 /** Sends now, or once connected (`whileDisconnected: 'wait'`); with the log line when `logged`. */
