@@ -1,7 +1,7 @@
 /**
  * The session's public state and its transition table. One value, one place that changes it
- * (Session.#transition); this table says which changes are legal, so an impossible sequence is a
- * bug caught at once rather than a silent inconsistency.
+ * (StateKeeper.transition, state-keeper.ts); this table says which changes are legal, so an
+ * impossible sequence is a bug caught at once rather than a silent inconsistency.
  */
 
 /**

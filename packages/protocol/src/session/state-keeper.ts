@@ -1,0 +1,126 @@
+/**
+ * The session's public state: the one place it changes (listeners, the diagnostics channel, and
+ * the watches told when the session expires), waiting for it, the error a request gets in it, and
+ * the loss timer that moves `suspended` to `lost`. The legal changes are state.ts's table.
+ */
+import { publishState } from '../diagnostics.js';
+import { AuthFailedError, ClientClosedError, ConnectionLossError, SessionExpiredError } from '../errors.js';
+import { deliver } from './event-delivery.js';
+import { assertTransition, isConnected, isTerminal, type SessionState } from './state.js';
+import type { WatchRegistry } from './watches.js';
+
+/** Most that `lost` is reported ahead of {@link Session.expiryDeadline} (also at most T/50), against timer lateness. */
+export const LOSS_TIMER_ALLOWANCE_MS = 50;
+
+/** Listener of state changes. */
+export type StateListener = (state: SessionState, previous: SessionState) => void;
+
+/** One session's state and who hears of its changes. */
+export class StateKeeper {
+  #state: SessionState = 'connecting';
+  readonly #listeners = new Set<StateListener>();
+  readonly #watches: WatchRegistry;
+  readonly #sessionId: () => bigint;
+  readonly #debug: (format: string, ...args: unknown[]) => void;
+  #lossTimer: NodeJS.Timeout | undefined;
+
+  /** `debug`: the session's `NODE_DEBUG=zk` lines. */
+  constructor(watches: WatchRegistry, sessionId: () => bigint, debug: (format: string, ...args: unknown[]) => void) {
+    this.#watches = watches;
+    this.#sessionId = sessionId;
+    this.#debug = debug;
+  }
+
+  /** The current state. */
+  get state(): SessionState {
+    return this.#state;
+  }
+
+  /** Adds a state listener; returns a function that removes it. */
+  onState(listener: StateListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Moves to `next` (nothing when already there; throws on a change state.ts does not allow) and tells everyone. */
+  transition(next: SessionState): void {
+    const prev = this.#state;
+    if (prev === next) return;
+    assertTransition(prev, next);
+    this.#state = next;
+    publishState(this.#sessionId(), prev, next);
+    for (const l of [...this.#listeners]) {
+      try {
+        l(next, prev);
+      } catch (err) {
+        this.#debug('state listener threw: %s', (err as Error)?.message);
+      }
+    }
+    // The session's watches died with it: every listener is told once (Java delivers a None
+    // event with state Expired to every watcher), then the table is empty.
+    if (next === 'expired') {
+      for (const [listener, path] of this.#watches.clear()) deliver(listener, { type: 'SessionExpired', path });
+    }
+  }
+
+  /** Resolves when the session is connected again, or rejects when it cannot be (or on abort). */
+  waitConnected(signal?: AbortSignal): Promise<void> {
+    if (isConnected(this.#state)) return Promise.resolve();
+    if (isTerminal(this.#state)) return Promise.reject(this.unavailable());
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => done(signal?.reason);
+      const off = this.onState((state) => {
+        if (isConnected(state)) done();
+        else if (isTerminal(state)) done(this.unavailable());
+      });
+      const done = (err?: unknown) => {
+        off();
+        signal?.removeEventListener('abort', onAbort);
+        if (err === undefined) resolve();
+        else reject(err);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal?.aborted) onAbort();
+    });
+  }
+
+  /** The error of a request that cannot be sent in this state. */
+  unavailable(): Error {
+    switch (this.#state) {
+      case 'closed':
+        return new ClientClosedError();
+      case 'expired':
+        return new SessionExpiredError();
+      case 'authFailed':
+        return new AuthFailedError();
+      default:
+        return new ConnectionLossError(`not connected (${this.#state})`);
+    }
+  }
+
+  /**
+   * Client-side loss inference: the session is reported `lost` at `deadline`, the earliest moment
+   * the ensemble may expire it (one negotiated timeout after the send time of the newest request
+   * a server answered), less a small allowance for a timer that fires late. So no other client
+   * can have taken over its ephemeral nodes before the application hears of it. Only a
+   * connection that a server answered clears it (see rearm.ts); the real verdict comes on
+   * reconnect: `expired`, or `connected` if the session survived after all.
+   */
+  startLossTimer(deadline: number, timeout: number): void {
+    this.clearLossTimer();
+    const fire = () => {
+      this.#lossTimer = undefined;
+      if (this.#state === 'suspended') this.transition('lost');
+    };
+    // Timers fire late under load; a server rounds expiry up to its next tick, which may be only
+    // a millisecond away. A small allowance keeps `lost` ahead of it.
+    const left = deadline - Math.min(LOSS_TIMER_ALLOWANCE_MS, timeout / 50) - performance.now();
+    if (left <= 0) fire();
+    else this.#lossTimer = setTimeout(fire, Math.ceil(left));
+  }
+
+  clearLossTimer(): void {
+    if (this.#lossTimer) clearTimeout(this.#lossTimer);
+    this.#lossTimer = undefined;
+  }
+}
