@@ -67,6 +67,6 @@ describe('zk-lock - arguments', () => {
 describe('zk-lock args - --acl', () => {
   it('parses into the ACL of the nodes it creates', () => {
     expect(parseArgs(['--acl', 'creator', '/l', '--', 'x']).acl).toEqual([{ perms: 31, id: { scheme: 'auth', id: '' } }]);
-    expect(() => parseArgs(['--acl', 'nobody', '/l', '--', 'x'])).toThrow(/--acl: "nobody" is not creator, world/);
+    expect(() => parseArgs(['--acl', 'nobody', '/l', '--', 'x'])).toThrow(/--acl: entry 1 is not creator, world/);
   });
 });
