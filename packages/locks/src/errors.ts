@@ -6,6 +6,7 @@
  * `Symbol.for('@zk/locks:error')` (see internal/brand.ts), so `err instanceof LockTimeoutError`
  * holds for a timeout of any copy, and an unrelated error of the same name is not taken for one.
  */
+import type { ACL } from '@zk/protocol';
 import { brandClass } from './internal/brand.js';
 
 const ERROR_BRAND = Symbol.for('@zk/locks:error');
@@ -311,5 +312,42 @@ export class DiscoveryAbortedError extends LockAbortedError {
   constructor(path: string, reason: unknown) {
     super(path, reason);
     this.message = `service ${path}: the wait was aborted`;
+  }
+}
+
+/**
+ * A recipe whose nodes shut other sessions out (its `acl`, or the client's `acl` option) was given
+ * a lock path that lets them in: the path's own ACL grants create, delete or admin to an identity
+ * the recipe's nodes do not. ZooKeeper checks a delete against the parent's ACL, so such a session
+ * could delete the holder's node (and hand the lock to the next waiter), whatever the node's ACL.
+ * Nothing was left behind: the node made for the attempt was removed.
+ *
+ * Create the path with the recipe's ACL before first use, or let the recipe create it (delete a
+ * path someone else made, if it is empty): `zk.ensurePath('/locks/nightly', { acl })`, or
+ * `zk.setACL(path, acl)` on an existing one by its owner.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await using lease = await new Mutex(zk, '/locks/nightly', { acl: CREATOR_ALL_ACL }).acquire();
+ * } catch (err) {
+ *   if (err instanceof UnsafeLockPathError) console.error(err.grants); // [ 'delete to world:anyone', ... ]
+ *   throw err;
+ * }
+ * ```
+ */
+export class UnsafeLockPathError extends LockError {
+  static {
+    brandError(this, 'UnsafeLockPathError');
+  }
+  override name = 'UnsafeLockPathError';
+  /** The lock path's ACL as the server has it. */
+  readonly acl: readonly ACL[];
+  /** The rights it grants that the recipe's nodes do not (`'delete to world:anyone'`; a digest id by its user name only). */
+  readonly grants: readonly string[];
+  constructor(path: string, acl: readonly ACL[], grants: readonly string[]) {
+    super(path, `lock path ${path} lets others in that the lock's own ACL shuts out (${grants.join(', ')}): a session allowed to delete under it can remove the holder's node, whatever that node's ACL. Create the path with the lock's ACL first, or let the recipe create it (see UnsafeLockPathError)`);
+    this.acl = acl;
+    this.grants = grants;
   }
 }

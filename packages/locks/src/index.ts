@@ -25,7 +25,7 @@ export { Lease } from './lease.js';
 export type { GuardOptions } from './lease.js';
 export { MultiLock, MultiLease } from './locks/multi-lock.js';
 export { revoke, revokeHolders, REVOKE_MESSAGE } from './locks/revocation.js';
-export { LockError, LockTimeoutError, LockAbortedError, LockUpgradeError, NotHeldError, LeaseLostError, LockStateError } from './errors.js';
+export { LockError, LockTimeoutError, LockAbortedError, LockUpgradeError, NotHeldError, LeaseLostError, LockStateError, UnsafeLockPathError } from './errors.js';
 export { SharedCountError } from './errors.js';
 export { BarrierTimeoutError, BarrierAbortedError } from './errors.js';
 export type { BarrierOperation } from './errors.js';

@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CREATOR_ALL_ACL, digestId, InvalidArgumentError, NoAuthError, OPEN_ACL_UNSAFE, Perm, ZooKeeper, type ACL } from '@zk/protocol';
-import { ExclusiveLock, LeaderLatch, LeaderSelector, LeaseLostError, Mutex, ReadWriteLock, Semaphore, SemaphoreMutex, SharedCount, revoke, revokeHolders, type Lease } from '@zk/locks';
+import { ExclusiveLock, LeaderLatch, LeaderSelector, LeaseLostError, Mutex, UnsafeLockPathError, ReadWriteLock, Semaphore, SemaphoreMutex, SharedCount, revoke, revokeHolders, type Lease } from '@zk/locks';
 import { outcome, waitFor } from '../../harness/index.js';
 import { connectString, TestSpace } from '../../harness/fixtures.js';
 import { holderAndWaiter, stillHeld } from './lease-checks.js';
@@ -237,5 +237,65 @@ describe('acl - the other recipes under CREATOR_ALL_ACL', () => {
     ];
     for (const [name, make] of makers) expect({ name, thrown: (() => { try { make(); return undefined; } catch (e) { return e; } })() }).toEqual({ name, thrown: expect.any(InvalidArgumentError) });
     expect(await zk.exists('/b')).toBeNull();
+  });
+});
+
+describe('acl - a lock path someone else made first, open (issue 37 item 11)', () => {
+  // ZooKeeper checks a delete against the parent's ACL: under a path made with OPEN_ACL_UNSAFE,
+  // an unauthenticated session deletes the holder's CREATOR_ALL_ACL node and the waiter takes the
+  // lock. The safety property asserted: either the recipe refuses the path, or the intruder's
+  // delete fails and the waiter keeps waiting (without the check the delete goes through).
+  async function intruderAgainst(zk: ZooKeeper, zk2: ZooKeeper, path: string, acl: readonly ACL[] | undefined): Promise<unknown> {
+    const [, intruder] = (await intruders())[0]!;
+    const held = await outcome(new Mutex(zk, path, { acl }).acquire());
+    if (!(held instanceof Error)) {
+      const lease = held as Lease;
+      const waiting = new Mutex(zk2, path, { acl }).acquire({ timeout: 30_000 });
+      await waitFor('the waiter to queue', async () => ((await zk.getChildren(path)).length === 2 ? true : undefined), 10_000, 10);
+      expect({ deleted: await outcome(intruder.delete(lease.node)) }).toEqual({ deleted: expect.any(NoAuthError) });
+      stillHeld(lease);
+      await lease.release();
+      await (await waiting).release();
+    }
+    return held;
+  }
+
+  for (const [how, recipeAcl, clientAcl] of [
+    ['the recipe\'s acl', CREATOR_ALL_ACL, undefined],
+    ['the client-wide acl option', undefined, CREATOR_ALL_ACL],
+  ] as const) {
+    it(`acl - with ${how}: refused with UnsafeLockPathError naming what others may do, nothing left behind; an unauthenticated session cannot delete a holder`, async () => {
+      const [, intruder] = (await intruders())[0]!;
+      await intruder.create('/locks', null);
+      await intruder.create('/locks/taken', null); // OPEN_ACL_UNSAFE, made first by someone else
+      const [zk, zk2] = await Promise.all([owner(clientAcl), owner(clientAcl)]);
+      const held = await intruderAgainst(zk, zk2, '/locks/taken', recipeAcl);
+      expect(held).toBeInstanceOf(UnsafeLockPathError);
+      expect((held as UnsafeLockPathError).grants).toEqual(['create to world:anyone', 'delete to world:anyone', 'admin to world:anyone']);
+      expect((held as UnsafeLockPathError).path).toBe('/locks/taken');
+      expect(await zk.getChildren('/locks/taken')).toEqual([]);
+      // Made safe the documented way: the owner closes the path (or creates it first with the ACL).
+      await zk.setACL('/locks/taken', CREATOR_ALL_ACL);
+      expect(await intruderAgainst(zk, zk2, '/locks/taken', recipeAcl)).not.toBeInstanceOf(Error);
+      // A path that another user owns is refused too (mallory may delete in it).
+      const mallory = await space.client({ auth: [MALLORY] });
+      await mallory.create('/locks/mallorys', null, { acl: CREATOR_ALL_ACL });
+      await mallory.setACL('/locks/mallorys', [...OWNED, { perms: Perm.ALL, id: digestId('mallory', 'mallory-secret') }]);
+      const refused = await outcome(new Mutex(zk, '/locks/mallorys', { acl: recipeAcl }).acquire());
+      expect(refused).toBeInstanceOf(UnsafeLockPathError);
+      expect((refused as UnsafeLockPathError).grants).toEqual(['create to digest:mallory', 'delete to digest:mallory', 'admin to digest:mallory']);
+      await mallory.delete('/locks/mallorys');
+    });
+  }
+
+  it('acl - a path the recipe creates, and an open recipe on an open path, acquire as before', async () => {
+    const zk = await owner();
+    const lease = await new Mutex(zk, '/locks/fresh', { acl: CREATOR_ALL_ACL }).acquire();
+    await lease.release();
+    const [, open] = (await intruders())[0]!;
+    await open.ensurePath('/open/lock');
+    const plain = await new Mutex(open, '/open/lock').acquire();
+    await plain.release();
+    await open.deleteRecursive('/open');
   });
 });

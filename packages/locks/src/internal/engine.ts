@@ -10,6 +10,7 @@
  *   the lock without listing again.
  */
 import type { AcquireTrace } from '../diagnostics.js';
+import { pathCheck, type PathCheck } from './path-acl.js';
 import { ConnectionLossError, CreateMode, NodeExistsError, NoNodeError, type ACL, type Stat, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
 import { LeaseLostError } from '../errors.js';
 import { Attempt, connected, deleteGuaranteed, removeNode, sweepAttempt } from './attempt.js';
@@ -112,6 +113,9 @@ async function createQueued(spec: AcquireSpec, state: AcquireState): Promise<{ n
     const created = zk.createWithStat(prefix, spec.data, { mode: CreateMode.EPHEMERAL_SEQUENTIAL, acl: spec.acl });
     const listed = zk.getChildren(path);
     listed.catch(() => undefined); // its failure is the create's failure, handled below
+    // A closed recipe checks that the path is as closed as its nodes (path-acl.ts), in the same round trip.
+    const check = pathCheck(zk, spec.acl);
+    const pathAcl = check?.readPath(path);
     state.inFlight = created;
     let result: { path: string; stat: Stat };
     try {
@@ -131,17 +135,37 @@ async function createQueued(spec: AcquireSpec, state: AcquireState): Promise<{ n
       }
       if (err instanceof ConnectionLossError) {
         state.node = await recoverProtected(zk, path, state.attemptId, attempt, err);
+        if (state.node && check !== undefined) await verifyPath(spec, state, check, check.readPath(path), state.node);
         if (state.node) return { node: state.node };
         continue; // not there: try again (the same attempt id, so a later sweep finds any copy)
       }
       throw err;
     }
     state.node = { nodePath: result.path, name: result.path.slice(path.length + 1), czxid: result.stat.czxid };
+    if (check !== undefined) await verifyPath(spec, state, check, pathAcl!, state.node);
     try {
       return { node: state.node, children: await (bounded === undefined ? listed : bounded.race(listed)) };
     } catch (err) {
       if (!(err instanceof ConnectionLossError)) throw err;
       return { node: state.node }; // listed again once connected
+    }
+  }
+}
+
+/**
+ * Refuses (UnsafeLockPathError, our node then removed by the caller) a lock path that lets in
+ * sessions our node shuts out; its ACL is read again after a connection loss.
+ */
+async function verifyPath(spec: AcquireSpec, state: AcquireState, check: PathCheck, first: Promise<readonly ACL[]>, node: HeldNode): Promise<void> {
+  for (let read = first; ; ) {
+    const race = <T>(p: Promise<T>): Promise<T> => (state.attempt === undefined ? p : state.attempt.race(p));
+    try {
+      await check.verify(spec.path, await race(read), node.nodePath, race);
+      return;
+    } catch (err) {
+      if (!(err instanceof ConnectionLossError)) throw err;
+      await armed(spec, state).connected(err);
+      read = check.readPath(spec.path);
     }
   }
 }
