@@ -1,103 +1,33 @@
 /**
- * One socket to one server: the handshake, then pipelined requests matched to replies in order,
- * notifications handed upward, pings and the dead-connection check, closeSession on close.
+ * One socket to one server: the handshake, then pipelined requests matched to replies in order
+ * (a tick's watch-less reads as one multiRead), notifications handed upward, pings and the
+ * dead-connection check, closeSession on close. What it must learn of its server first, and the
+ * requests held meanwhile, are probes.ts's; its types, options.ts's.
  * Any protocol violation closes the connection; every outstanding request then fails with
  * ConnectionLoss whose `cause` says why. Nothing waits forever.
  */
-import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import { DEFAULT_MAX_FRAME_SIZE, OpCode, Xid } from '../constants.js';
 import { ConnectionLossError, DecodeError, ErrorCode, PacketTooLargeError, ZooKeeperError } from '../errors.js';
 import { FrameDecoder } from '../framing.js';
 import { JuteReader } from '../jute/reader.js';
 import { JuteWriter } from '../jute/writer.js';
-import { readWatcherEvent, type WatcherEvent } from '../jute/proto.js';
+import { readWatcherEvent } from '../jute/proto.js';
 import { HeardLog } from './heard-log.js';
 import { decodeConnectResponse, encodeConnectRequest, exchangeHandshake, type HandshakeResult } from './handshake.js';
-import { MAX_COALESCED_READS, ReadBatch, readReadBatch, writeReadBatch, type QueuedRead } from './coalesce.js';
-import { generationOf, LEGACY_SUBSTITUTES, rememberedGeneration, rememberGeneration, SINCE_VERSION, writeGenerationProbe, type ServerGeneration } from './generation.js';
+import { MAX_COALESCED_READS, ReadBatch, writeReadBatch, type QueuedRead } from './coalesce.js';
+import { SINCE_VERSION, type ServerGeneration } from './generation.js';
 import { Liveness } from './liveness.js';
-import { PendingQueue, type PendingRequest, type Reply, type WireTrace } from './pending.js';
-import { dial, type DialOptions, type Transport } from './transport.js';
+import { LargeRequests } from './oversize.js';
+import type { ConnectionEvents, ConnectionOptions, RequestOptions } from './options.js';
+import { PendingQueue, type Reply, type WireTrace } from './pending.js';
+import { Probes } from './probes.js';
+import { dial, type Transport } from './transport.js';
 
 export type { HandshakeResult } from './handshake.js';
 export type { Reply } from './pending.js';
-
-/** How to open a connection. */
-export interface ConnectionOptions {
-  /** The server's host as given (a name, or an IP address). */
-  host: string;
-  port: number;
-  /** The address to dial, resolved from `host` (default `host`); TLS still verifies `host`. */
-  address?: string | undefined;
-  tls?: TlsConnectionOptions | undefined;
-  /** Requested session timeout, ms. */
-  sessionTimeout: number;
-  /** Session to resume (0n or undefined for a new one). */
-  sessionId?: bigint | undefined;
-  passwd?: Buffer | undefined;
-  lastZxidSeen?: bigint | undefined;
-  canBeReadOnly?: boolean | undefined;
-  /**
-   * `true`: send the reads marked `coalesce` that are made in the same tick as one multiRead
-   * (3.6+; see coalesce.ts). `'probe'`: the same once the server has shown it has multiRead,
-   * learnt at the first tick with two such reads (see {@link Connection.request}); until then
-   * each read goes alone. `false` or undefined: never.
-   */
-  coalesceReads?: boolean | 'probe' | undefined;
-  /**
-   * Learn the server's generation (3.4 or newer, see generation.ts) with one `exists`, sent by
-   * {@link Connection.startGenerationProbe}. Operations a 3.4 server lacks, made before the
-   * answer, are held (with every request after them, in order) until it comes; on a 3.4 server
-   * they are answered here with Unimplemented, never sent. Default false: taken as 3.5+.
-   */
-  probeGeneration?: boolean | undefined;
-  /** Deadline for TCP + handshake, ms. */
-  connectTimeout: number;
-  /** Frame size limit for both directions, bytes (default {@link DEFAULT_MAX_FRAME_SIZE}, as the server's `jute.maxbuffer`). */
-  maxFrameSize?: number | undefined;
-  signal?: AbortSignal | undefined;
-  /** Opens the transport; the TCP/TLS {@link dial} by default. For tests and custom transports. */
-  dial?: ((options: DialOptions) => Promise<Transport>) | undefined;
-}
-
-/** What the layer above hears from a connection. */
-export interface ConnectionEvents {
-  /** A watch notification, in stream order, called synchronously from the read path. */
-  notification(event: WatcherEvent, zxid: bigint): void;
-  /** The connection ended (exactly once); `reason` is undefined after a requested close. */
-  close(reason: Error | undefined): void;
-  /**
-   * The server refused the multiRead probe (`coalesceReads: 'probe'`; a 3.5 server answers
-   * Unimplemented and closes). Called just before the connection closes.
-   */
-  noMultiRead?(): void;
-}
-
-/** How one request is sent. */
-export interface RequestOptions {
-  /** A fixed xid (auth, SetWatches) instead of the next one. */
-  xid?: number | undefined;
-  /** A watch-less read that may share a multiRead batch (see {@link ConnectionOptions.coalesceReads}). */
-  coalesce?: boolean | undefined;
-  /** Filled in with the xid and sizes once sent and answered (a traced request). */
-  trace?: WireTrace | undefined;
-}
-
-/** A request made while the multiRead or the generation probe is out, sent once it is answered. */
-interface HeldRequest {
-  type: number;
-  write: ((w: JuteWriter) => void) | undefined;
-  read: ((r: JuteReader) => unknown) | undefined;
-  options: RequestOptions | undefined;
-  resolve: (reply: Reply<unknown>) => void;
-  reject: (err: unknown) => void;
-}
+export type { ConnectionEvents, ConnectionOptions, RequestOptions } from './options.js';
 
 const noop = (): void => {};
-const writeEmptyBatch = (w: JuteWriter): void => writeReadBatch(w, []);
-const readEmptyBatch = (r: JuteReader): unknown => readReadBatch(r, []);
-const answeredEmpty = (reply: Reply<unknown>): boolean => reply.err === 0;
-const COALESCE = { coalesce: true } as const;
 
 /** One connection to one server. */
 export class Connection {
@@ -106,7 +36,7 @@ export class Connection {
   readonly #where: string;
   readonly #maxFrame: number;
   /** The newest request unanswered so far that is larger than a server takes by default (jute.maxbuffer). */
-  #largeSent: { xid: number; size: number } | undefined;
+  readonly #largeSent = new LargeRequests();
   readonly #pending = new PendingQueue();
   readonly #decoder: FrameDecoder;
   readonly #liveness: Liveness;
@@ -121,25 +51,8 @@ export class Connection {
   #closing: Promise<void> | undefined;
   /** Chunks held back until open() has returned (see the constructor). */
   #deferred: Buffer[] | undefined;
-  #coalesce: boolean;
-  /**
-   * coalesceReads 'probe': `'wanted'` until the first tick with two reads to batch; `'draining'`
-   * while the requests already sent are answered; `'sent'` while the probe is out.
-   */
-  #probe: 'wanted' | 'draining' | 'sent' | undefined;
-  /** The server's generation; undefined while the generation probe is out. */
-  #generation: ServerGeneration | undefined;
-  /** Resolves with the generation once known. */
-  #generationKnown: Promise<ServerGeneration>;
-  #onGeneration: { resolve: (g: ServerGeneration) => void; reject: (err: unknown) => void } | undefined;
-  #generationProbed = false;
-  /** `address:port`: the key of this server's generation in the process (generation.ts). */
-  readonly #server: string;
-  /**
-   * Requests made from the first batch on until the multiRead probe is answered, or from the
-   * first operation a 3.4 server lacks until the generation probe is, in order (see {@link request}).
-   */
-  #held: HeldRequest[] | undefined;
+  /** The generation and multiRead probes, and the requests held while one is out. */
+  readonly #probes: Probes;
   /** Reads of this tick waiting to leave as one batch (coalesceReads, or to trigger the probe). */
   #reads: QueuedRead[] | undefined;
   /** End of the tick: the batch leaves through the transport at once (see {@link Transport.writeNow}). */
@@ -176,14 +89,21 @@ export class Connection {
     this.#lastZxid = opts.lastZxidSeen ?? 0n;
     this.#heardLog = new HeardLog(session.timeOut);
     this.#maxFrame = opts.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE;
-    this.#coalesce = opts.coalesceReads === true;
-    this.#server = `${opts.address ?? opts.host}:${opts.port}`;
-    // Learnt by an earlier connection to this server in this process: no probe.
-    this.#generation = opts.probeGeneration ? rememberedGeneration(this.#server) : 'modern';
-    // A 3.4 server never gets the multiRead probe (see #generationAnswered).
-    this.#probe = opts.coalesceReads === 'probe' && this.#generation !== 'legacy' ? 'wanted' : undefined;
-    this.#generationKnown = this.#generation ? Promise.resolve(this.#generation) : new Promise((resolve, reject) => (this.#onGeneration = { resolve, reject }));
-    this.#generationKnown.catch(noop); // observed only by those who ask
+    this.#probes = new Probes(
+      {
+        send: (type, write, read, resolve, reject) => this.#send(type, write, read, resolve, reject),
+        request: (type, write, read, options) => this.request(type, write, read, options),
+        sendReads: () => this.#sendReads(),
+        pendingSize: () => this.#pending.size,
+        closed: () => this.#closed,
+        lastZxid: () => this.#lastZxid,
+        fail: (reason) => this.#fail(reason),
+        noMultiRead: () => this.#events.noMultiRead?.(),
+      },
+      opts,
+      `${opts.address ?? opts.host}:${opts.port}`,
+      where,
+    );
     // A coalesced batch's reply may be as large as its reads' replies together. The limit is
     // asked when a frame's length arrives; a notification coming just before that reply gets
     // the same allowance, which is harmless. Asked on every connection, since coalescing may be
@@ -215,7 +135,7 @@ export class Connection {
         err
           ? new ConnectionLossError(`connection to ${where} failed: ${err.message}`, { cause: err })
           : this.#decoder.idle
-            ? new ConnectionLossError(`connection to ${where} closed by the server${this.#largeSentHint()}`)
+            ? new ConnectionLossError(`connection to ${where} closed by the server${this.#largeSent.hint()}`)
             : new DecodeError(`connection to ${where} closed inside a frame`),
       ),
     );
@@ -228,9 +148,7 @@ export class Connection {
    * of order. Until it is answered, operations a 3.4 server lacks are held.
    */
   startGenerationProbe(): void {
-    if (this.#generation !== undefined || this.#generationProbed || this.#closed) return;
-    this.#generationProbed = true;
-    this.#send(OpCode.exists, writeGenerationProbe, undefined, (reply) => this.#generationAnswered(generationOf(reply.err)), noop);
+    this.#probes.startGenerationProbe();
   }
 
   /** The session granted by the handshake. */
@@ -288,20 +206,9 @@ export class Connection {
    */
   request<T>(type: number, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options?: RequestOptions): Promise<Reply<T>> {
     if (this.#closed) return Promise.reject(new ConnectionLossError(`connection to ${this.#where} closed`));
-    const held = this.#held;
-    if (held !== undefined) {
-      return new Promise<Reply<T>>((resolve, reject) => held.push({ type, write, read, options, resolve: resolve as (reply: Reply<unknown>) => void, reject }));
-    }
-    if (this.#generation !== 'modern' && SINCE_VERSION.has(type)) {
-      // Never sent to a 3.4 server, which would answer Unimplemented and close the connection.
-      if (this.#generation === 'legacy') {
-        const instead = LEGACY_SUBSTITUTES.get(type);
-        if (instead) return this.request(instead.type, write, instead.read as (r: JuteReader) => T, options);
-        return Promise.resolve({ zxid: this.#lastZxid, err: ErrorCode.UNIMPLEMENTED, body: undefined });
-      }
-      return new Promise<Reply<T>>((resolve, reject) => (this.#held = [{ type, write, read, options, resolve: resolve as (reply: Reply<unknown>) => void, reject }]));
-    }
-    if (options?.coalesce && (this.#coalesce || this.#probe === 'wanted')) {
+    const held = this.#probes.hold(type, write, read, options);
+    if (held !== undefined) return held;
+    if (options?.coalesce && this.#probes.batching) {
       return new Promise<Reply<T>>((resolve, reject) => {
         const q: QueuedRead = { type, write, read, trace: options.trace, resolve: resolve as (reply: Reply<unknown>) => void, reject };
         const reads = this.#reads;
@@ -338,17 +245,17 @@ export class Connection {
 
   /** The server's generation: `'legacy'` (3.4) or `'modern'` (3.5+); undefined until the probe is answered. */
   get generation(): ServerGeneration | undefined {
-    return this.#generation;
+    return this.#probes.generation;
   }
 
   /** Resolves with the server's generation once known; rejects with ConnectionLoss if the connection ends first. */
   generationKnown(): Promise<ServerGeneration> {
-    return this.#generationKnown;
+    return this.#probes.generationKnown();
   }
 
   /** Whether reads marked `coalesce` are batched on this connection. */
   get coalescing(): boolean {
-    return this.#coalesce;
+    return this.#probes.coalescing;
   }
 
   /**
@@ -356,7 +263,7 @@ export class Connection {
    * or the generation probe, and so may fail as never sent (see {@link request}).
    */
   mayHold(coalesce: boolean): boolean {
-    return this.#held !== undefined || this.#generation === undefined || (coalesce && this.#probe === 'wanted');
+    return this.#probes.mayHold(coalesce);
   }
 
   /**
@@ -366,14 +273,6 @@ export class Connection {
   ping(): Promise<void> {
     if (this.#closed) return Promise.reject(new ConnectionLossError(`connection to ${this.#where} closed`));
     return new Promise<void>((resolve, reject) => this.#writePing(() => resolve(), reject));
-  }
-
-  // A server closes the connection on a request longer than its jute.maxbuffer ("Len error" in
-  // its log); the client only sees the close.
-  #largeSentHint(): string {
-    const big = this.#largeSent;
-    if (big === undefined) return '';
-    return `, after a request of ${big.size} bytes that is still unanswered: a server closes the connection on a request longer than its jute.maxbuffer (default ${DEFAULT_MAX_FRAME_SIZE} bytes); raise -Djute.maxbuffer on the servers, or send less`;
   }
 
   /** Drops the connection at once (no closeSession): outstanding requests fail with ConnectionLoss caused by `reason`. */
@@ -400,7 +299,7 @@ export class Connection {
     }
     const xid = fixedXid ?? this.#pending.nextXid();
     if (fixedXid === undefined) frame.writeInt32BE(xid, 4);
-    if (frame.length - 4 > DEFAULT_MAX_FRAME_SIZE) this.#largeSent = { xid, size: frame.length - 4 };
+    this.#largeSent.sent(xid, frame.length - 4);
     const sentAt = this.#liveness.sent();
     if (trace === undefined) this.#pending.push({ xid, type, read, resolve, reject, sentAt });
     else {
@@ -426,12 +325,7 @@ export class Connection {
     const reads = this.#reads;
     if (reads === undefined) return;
     this.#reads = undefined;
-    if (reads.length > 1 && !this.#coalesce && this.#probe === 'wanted') {
-      this.#held = reads.map((q) => ({ type: q.type, write: q.write, read: q.read, options: q.trace === undefined ? COALESCE : { coalesce: true, trace: q.trace }, resolve: q.resolve, reject: q.reject }));
-      this.#probe = 'draining';
-      this.#probeWhenIdle();
-      return;
-    }
+    if (reads.length > 1 && this.#probes.holdForMultiRead(reads)) return;
     if (reads.length > 1) {
       const w = JuteWriter.frame(32 + reads.length * 48);
       let frame: Buffer | undefined;
@@ -455,45 +349,6 @@ export class Connection {
       const q = reads[i]!;
       this.#send(q.type, q.write, q.read, q.resolve, q.reject, undefined, q.trace, endOfTick && i === last);
     }
-  }
-
-  // The probe leaves once nothing is outstanding: a 3.5 server answers an unknown op at once,
-  // outside its request pipeline, and closes, which could lose the replies still in it.
-  // It also waits for the generation: a 3.4 server never gets it.
-  #probeWhenIdle(): void {
-    if (this.#probe !== 'draining' || this.#pending.size > 0 || this.#closed || this.#generation === undefined) return;
-    this.#probe = 'sent';
-    this.#send(OpCode.multiRead, writeEmptyBatch, readEmptyBatch, (reply) => this.#probed(answeredEmpty(reply)), noop);
-  }
-
-  #probed(hasMultiRead: boolean): void {
-    this.#probe = undefined;
-    if (!hasMultiRead) {
-      // The held requests fail as never sent (#shutdown).
-      this.#events.noMultiRead?.();
-      this.#fail(new ConnectionLossError(`${this.#where} has no multiRead (it refused the probe)`));
-      return;
-    }
-    this.#coalesce = true;
-    const held = this.#held ?? [];
-    this.#held = undefined;
-    for (const h of held) this.request(h.type, h.write, h.read, h.options).then(h.resolve, h.reject);
-    this.#sendReads();
-  }
-
-  // The generation probe's answer. A 3.4 server never gets the multiRead probe. Requests held
-  // for the generation leave in order (request() answers those a 3.4 server lacks itself);
-  // those held for a multiRead probe that may now leave wait for its answer.
-  #generationAnswered(generation: ServerGeneration): void {
-    this.#generation = generation;
-    rememberGeneration(this.#server, generation);
-    this.#onGeneration?.resolve(generation);
-    this.#onGeneration = undefined;
-    if (generation === 'legacy') this.#probe = undefined;
-    if (this.#probe === 'draining') return this.#probeWhenIdle();
-    const held = this.#held;
-    this.#held = undefined;
-    for (const h of held ?? []) this.request(h.type, h.write, h.read, h.options).then(h.resolve, h.reject);
   }
 
   #ping(): void {
@@ -544,7 +399,7 @@ export class Connection {
       if (!req) throw new DecodeError(`unexpected reply with xid ${xid}`);
       this.#heard(req.sentAt);
       req.resolve({ zxid, err, body: undefined });
-      if (this.#probe === 'draining') this.#probeWhenIdle();
+      this.#probes.answered();
       return;
     }
     const req = this.#pending.peek();
@@ -553,14 +408,14 @@ export class Connection {
     }
     this.#pending.shift();
     if (req.trace !== undefined) req.trace.replyBytes = frame.length + 4;
-    if (this.#largeSent?.xid === xid) this.#largeSent = undefined;
+    this.#largeSent.answered(xid);
     this.#heard(req.sentAt);
     // lastZxid moves only with a reply matched to a request: a stray or garbage frame must not
     // make every server refuse our next handshake.
     if (zxid > this.#lastZxid) this.#lastZxid = zxid;
     // An operation this server should have, refused: it is not what was remembered (replaced by
     // an older one at the same address). The next connection probes it again.
-    if (err === ErrorCode.UNIMPLEMENTED && SINCE_VERSION.has(req.type)) rememberGeneration(this.#server, undefined);
+    if (err === ErrorCode.UNIMPLEMENTED && SINCE_VERSION.has(req.type)) this.#probes.forgetGeneration();
     let body: unknown;
     if (err === 0 && req.read) {
       try {
@@ -572,7 +427,7 @@ export class Connection {
       }
     }
     req.resolve({ zxid, err, body });
-    if (this.#probe === 'draining') this.#probeWhenIdle();
+    this.#probes.answered();
   }
 
   // A reply over the frame limit: fail the request it answers, skip its bytes, stay connected.
@@ -584,7 +439,7 @@ export class Connection {
     if (req && (xid === undefined || xid === req.xid)) {
       this.#pending.shift();
       req.reject(new PacketTooLargeError(length, this.#maxFrame, { direction: 'reply' }));
-      if (this.#probe === 'draining') this.#probeWhenIdle();
+      this.#probes.answered();
     } else {
       this.#fail(new PacketTooLargeError(length, this.#maxFrame, { direction: 'reply' }));
     }
@@ -613,18 +468,7 @@ export class Connection {
           : new ConnectionLossError(reason ? `connection to ${this.#where} closed: ${reason.message}` : `connection to ${this.#where} closed`, { cause: reason }));
     this.#pending.failAll(lossError);
     for (const q of reads) q.reject(lossError());
-    // A connection dropped with the probe unanswered counts as a refusal: a server that closes
-    // on multiRead without a word must not be probed (and dropped) on every connection.
-    if (this.#probe === 'sent' && reason !== undefined) this.#events.noMultiRead?.();
-    this.#probe = undefined;
-    this.#onGeneration?.reject(lossError());
-    this.#onGeneration = undefined;
-    const held = this.#held;
-    this.#held = undefined;
-    if (held !== undefined && held.length > 0) {
-      const unsent = new ConnectionLossError(`connection to ${this.#where} closed before the request was sent${reason ? `: ${reason.message}` : ''}`, { cause: reason, notSent: true });
-      for (const h of held) h.reject(unsent);
-    }
+    this.#probes.shutdown(reason, lossError);
     this.#events.close(reason);
   }
 }
