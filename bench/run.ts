@@ -172,7 +172,7 @@ try {
       if (secured) bench.skipped['lease fleet'] = 'a secured ensemble: the fleet row runs unsecured only';
       else await fleetWorkloads(bench, { connect: connectArg, servers: serversOf(connectArg), curator: !flag('no-java') }, fleetBase);
     } else {
-      for (const size of fleetSettings().servers.filter((s) => s === 1 || ensembles.includes(s))) {
+      for (const size of fleetSettings(process.env, bench.scale).servers.filter((s) => s === 1 || ensembles.includes(s))) {
         const ensemble = await startZooKeeper({ servers: size, ...serverOptions, tickTime: FLEET_TICK_MS, systemProperties: FLEET_SERVER_PROPERTIES });
         started.push(ensemble);
         serverDescription += `, then a local ${size === 1 ? 'standalone server' : `${size}-node ensemble`} with tickTime ${FLEET_TICK_MS} ms (lease fleet)`;

@@ -84,7 +84,13 @@ export function parseFleetClient(token: string): FleetClient {
   return { kind: 'ours', ...(mode === 'default' ? {} : { leaseProof: mode }), ...(serverTickTime === undefined ? {} : { serverTickTime }) };
 }
 
-export function fleetSettings(env: NodeJS.ProcessEnv = process.env): FleetSettings {
+/**
+ * The row's settings from the environment. `scale` (the bench's: 0.2 with `--quick`) shortens the
+ * default windows (settle 10 s, hold 60 s, probe 30 s, released 30 s) to at least 5, 20, 10 and
+ * 10 s, so the quick run's fleet takes about 50 s per client instead of 2.5 minutes.
+ */
+export function fleetSettings(env: NodeJS.ProcessEnv = process.env, scale = 1): FleetSettings {
+  const window = (s: number, min: number) => Math.max(min, Math.round(s * scale));
   const servers = list(env.ZK_BENCH_FLEET_SERVERS, '1,3').map(Number);
   if (servers.some((n) => n !== 1 && n !== 3)) throw new Error(`ZK_BENCH_FLEET_SERVERS: 1 and/or 3, not ${env.ZK_BENCH_FLEET_SERVERS}`);
   return {
@@ -92,17 +98,17 @@ export function fleetSettings(env: NodeJS.ProcessEnv = process.env): FleetSettin
     sessions: list(env.ZK_BENCH_FLEET_SESSIONS, '100').map((s) => Math.round(positive('ZK_BENCH_FLEET_SESSIONS', s, 0))),
     timeoutsS: list(env.ZK_BENCH_FLEET_T, '10').map((s) => positive('ZK_BENCH_FLEET_T', s, 0)),
     clients: list(env.ZK_BENCH_FLEET_CLIENTS, 'default,auto@2000,write@2000,off,curator').map(parseFleetClient),
-    settleS: positive('ZK_BENCH_FLEET_SETTLE_S', env.ZK_BENCH_FLEET_SETTLE_S, 10),
-    holdS: positive('ZK_BENCH_FLEET_HOLD_S', env.ZK_BENCH_FLEET_HOLD_S, 60),
-    probeS: positive('ZK_BENCH_FLEET_PROBE_S', env.ZK_BENCH_FLEET_PROBE_S, 30),
-    releasedS: positive('ZK_BENCH_FLEET_RELEASED_S', env.ZK_BENCH_FLEET_RELEASED_S, 30),
+    settleS: positive('ZK_BENCH_FLEET_SETTLE_S', env.ZK_BENCH_FLEET_SETTLE_S, window(10, 5)),
+    holdS: positive('ZK_BENCH_FLEET_HOLD_S', env.ZK_BENCH_FLEET_HOLD_S, window(60, 20)),
+    probeS: positive('ZK_BENCH_FLEET_PROBE_S', env.ZK_BENCH_FLEET_PROBE_S, window(30, 10)),
+    releasedS: positive('ZK_BENCH_FLEET_RELEASED_S', env.ZK_BENCH_FLEET_RELEASED_S, window(30, 10)),
     probeHz: positive('ZK_BENCH_FLEET_PROBE_HZ', env.ZK_BENCH_FLEET_PROBE_HZ, 25),
     reps: Math.round(positive('ZK_BENCH_FLEET_REPS', env.ZK_BENCH_FLEET_REPS, 1)),
   };
 }
 
 /** True when `--only` selects any row of the fleet. */
-export function fleetWanted(bench: Bench, settings = fleetSettings()): boolean {
+export function fleetWanted(bench: Bench, settings = fleetSettings(process.env, bench.scale)): boolean {
   return settings.sessions.some((n) => settings.timeoutsS.some((t) => bench.wants(WORKLOAD.leaseFleet(n, t))));
 }
 
@@ -264,7 +270,7 @@ function perHolder(s: LeaderSpend, n: number): Record<string, number> {
  * The fleet rows against one ensemble (the caller starts it with tickTime {@link FLEET_TICK_MS}
  * and sets `bench.suffix`): every (sessions, T) pair of the settings, each client in turn.
  */
-export async function fleetWorkloads(bench: Bench, target: FleetTarget, base: string, settings = fleetSettings()): Promise<void> {
+export async function fleetWorkloads(bench: Bench, target: FleetTarget, base: string, settings = fleetSettings(process.env, bench.scale)): Promise<void> {
   if (!fleetWanted(bench, settings)) return;
   const meter = new LeaderMeter(target.servers);
   // The probe on one server: a follower of an ensemble (where most clients are), else the one server.
