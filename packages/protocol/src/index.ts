@@ -89,6 +89,8 @@ export {
 } from './errors.js';
 export type { ErrorCodeName, ErrorCodeValue, ErrorContext } from './errors.js';
 export { setLongTimeout, MAX_TIMER_DELAY } from './util/timer.js';
+export { closeOnSignals } from './client/close-on-signals.js';
+export type { Closable, CloseOnSignalsOptions, SignalCloser } from './client/close-on-signals.js';
 export type { LongTimeout } from './util/timer.js';
 export { TreeCache } from './cache/tree-cache.js';
 export type { CachedNode, NodeChange, TreeCacheEvent, TreeCacheListener, TreeCacheOptions } from './cache/tree-cache.js';
