@@ -35,7 +35,7 @@ export { DoubleBarrier, READY_NODE } from './barriers/double-barrier.js';
 export type { DoubleBarrierOptions } from './barriers/double-barrier.js';
 export { AtomicLong, encodeLong, decodeLong } from './atomic/atomic-long.js';
 export type { AtomicCallOptions, AtomicLongOptions, AtomicResult, AtomicRetry, AtomicStats, PromotedToLock } from './atomic/atomic-long.js';
-export type { AtomicOptions } from './internal/atomic-engine.js';
+export type { AtomicOptions } from './atomic/atomic-engine.js';
 export { AtomicInteger, encodeInt, decodeInt } from './atomic/atomic-integer.js';
 export type { AtomicIntegerOptions } from './atomic/atomic-integer.js';
 export { AtomicValue } from './atomic/atomic-value.js';

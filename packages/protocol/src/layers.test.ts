@@ -78,14 +78,11 @@ describe('layers - imports', () => {
 
   it('@zk/locks: the floor (internal/ and lease.ts, with errors.ts and diagnostics.ts) imports nothing above it', () => {
     const floor = new Set([...sources(join(locks, 'internal')), ...['lease.ts', 'errors.ts', 'diagnostics.ts'].map((f) => join(locks, f))]);
-    // The one known exception: the atomic engine builds Curator's PromotedToLock on a Mutex. It is
-    // the atomic family's engine and belongs in atomic/; it moves there once internal/ may move (issue 36).
-    const known = new Set([`${join('internal', 'atomic-engine.ts')} -> ${join('locks', 'mutex.ts')}`]);
     for (const file of floor) {
       const above = imports(file)
         .filter((i) => i.startsWith('.'))
         .map((i) => resolve(dirname(file), i.replace(/\.js$/, '.ts')))
-        .filter((t) => !floor.has(t) && !known.has(`${relative(locks, file)} -> ${relative(locks, t)}`));
+        .filter((t) => !floor.has(t));
       expect(above.map((t) => relative(root, t)), relative(root, file)).toEqual([]);
     }
   });

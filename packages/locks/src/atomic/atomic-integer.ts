@@ -5,7 +5,7 @@
  * and so do we). Java's int arithmetic wraps at 32 bits; so does ours.
  */
 import { InvalidArgumentError, type ZooKeeper } from '@zk/protocol';
-import { AtomicEngine, type AtomicCallOptions, type AtomicCodec, type AtomicOptions, type AtomicResult } from '../internal/atomic-engine.js';
+import { AtomicEngine, type AtomicCallOptions, type AtomicCodec, type AtomicOptions, type AtomicResult } from './atomic-engine.js';
 
 /** Options of an {@link AtomicInteger}. */
 export type AtomicIntegerOptions = AtomicOptions;

@@ -5,13 +5,13 @@
  * `DistributedAtomicLong`): one PERSISTENT node holding the value as 8 bytes, big-endian
  * (`ByteBuffer.putLong`), created with parents as containers; an absent node or empty data reads
  * as 0, 1 to 7 bytes are "corrupted". The compare-and-set, the retries and the `PromotedToLock`
- * mutex are the atomic engine's (internal/atomic-engine.ts). Java's long arithmetic wraps at 64
+ * mutex are the atomic engine's (atomic-engine.ts). Java's long arithmetic wraps at 64
  * bits; so does ours.
  */
 import { InvalidArgumentError, type ZooKeeper } from '@zk/protocol';
-import { AtomicEngine, type AtomicCallOptions, type AtomicCodec, type AtomicOptions, type AtomicResult } from '../internal/atomic-engine.js';
+import { AtomicEngine, type AtomicCallOptions, type AtomicCodec, type AtomicOptions, type AtomicResult } from './atomic-engine.js';
 
-export type { AtomicCallOptions, AtomicResult, AtomicRetry, AtomicStats, PromotedToLock } from '../internal/atomic-engine.js';
+export type { AtomicCallOptions, AtomicResult, AtomicRetry, AtomicStats, PromotedToLock } from './atomic-engine.js';
 
 /** Options of an {@link AtomicLong}. */
 export type AtomicLongOptions = AtomicOptions;

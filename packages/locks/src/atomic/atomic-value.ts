@@ -4,7 +4,7 @@
  * node's version, retries, `PromotedToLock`). An absent node reads as `null`.
  */
 import { InvalidArgumentError, type ZooKeeper } from '@zk/protocol';
-import { AtomicEngine, type AtomicCallOptions, type AtomicCodec, type AtomicOptions, type AtomicResult } from '../internal/atomic-engine.js';
+import { AtomicEngine, type AtomicCallOptions, type AtomicCodec, type AtomicOptions, type AtomicResult } from './atomic-engine.js';
 
 /** Options of an {@link AtomicValue}. */
 export type AtomicValueOptions = AtomicOptions;

@@ -16,9 +16,9 @@
 import { BadVersionError, CreateMode, InvalidArgumentError, NodeExistsError, NoNodeError, validatePath, ZooKeeperError, type ACL, type ZooKeeper } from '@zk/protocol';
 import { AtomicValueError, LockTimeoutError } from '../errors.js';
 import { Mutex } from '../locks/mutex.js';
-import { recipeACL } from './acl.js';
-import { connected } from './attempt.js';
-import { checkClient } from './client.js';
+import { recipeACL } from '../internal/acl.js';
+import { connected } from '../internal/attempt.js';
+import { checkClient } from '../internal/client.js';
 
 /**
  * How often to try, and how long a loser backs off before the next try. The back-off before try
