@@ -40,9 +40,15 @@ export interface ZooKeeperInstrumentationConfig {
    * entry (`{ exists: [] }` makes a missing node an error again).
    */
   benignCodes?: Readonly<Record<string, readonly (number | string)[]>>;
-  /** Called when a request's span starts, to add attributes. Exceptions are caught and ignored. */
+  /**
+   * Called when a request's span starts, to add attributes; not for a span the sampler dropped.
+   * Exceptions are caught and ignored.
+   */
   requestHook?: (span: Span, request: RequestInfo) => void;
-  /** Called before a request's span ends, with the reply's fields filled in. Exceptions are caught and ignored. */
+  /**
+   * Called before a request's span ends, with the reply's fields filled in; not for a span the
+   * sampler dropped. Exceptions are caught and ignored.
+   */
   responseHook?: (span: Span, request: RequestInfo) => void;
   /** Called when a connect span starts. Exceptions are caught and ignored. */
   connectHook?: (span: Span, connect: ConnectContext) => void;

@@ -14,6 +14,16 @@ import { isSequentialCreate, requestSummary } from './summary.js';
 /** The operations whose context carries `batchSize`. */
 const BATCHES = new Set(['multi', 'multiRead']);
 
+/**
+ * Where a request's own state is kept on its context while it is in flight: a property, not a
+ * WeakMap entry (four WeakMap operations per request cost more than the rest of an unsampled
+ * request's handling).
+ */
+const IN_FLIGHT = Symbol('@zk/otel request');
+
+/** A `zk:request` context as this instrumentation marks it. */
+type Marked = RequestContext & { [IN_FLIGHT]?: InFlight | undefined };
+
 /** One request in flight. */
 interface InFlight {
   readonly started: number;
@@ -45,15 +55,25 @@ function ignored(rt: Runtime, ctx: RequestContext): boolean {
 
 /** The `zk:request` handlers, and how many requests they saw start and not finish. */
 export function requestHandlers(rt: Runtime): { handlers: TracingHandlers<RequestContext>; pending(): number } {
-  const inFlight = new WeakMap<object, InFlight>();
+  const metricAttributes = new SuccessAttributes();
   let pending = 0;
 
-  const finish = (ctx: RequestContext): void => {
-    const req = inFlight.get(ctx);
+  const finish = (ctx: Marked): void => {
+    const req = ctx[IN_FLIGHT];
     if (req === undefined) return;
-    inFlight.delete(ctx);
+    ctx[IN_FLIGHT] = undefined;
     pending--;
+    const elapsed = (performance.now() - req.started) / 1000;
     const code = ctx.errorCode ?? 0;
+    const created = ctx.operation.startsWith('create') ? createdPath(ctx.result) : undefined;
+    const summary = created !== undefined && isSequentialCreate(ctx.path, created) ? requestSummary(ctx.operation, ctx.path, true) : req.summary;
+    const span = req.span;
+    // The common case, a success with nothing sampled, records the duration and stops there: the
+    // attributes are the same object as for the last success of the operation on that server.
+    if (code === 0 && ctx.error === undefined && span === undefined && rt.config.metricQuerySummary !== true) {
+      rt.instruments.duration.record(elapsed, metricAttributes.of(ctx));
+      return;
+    }
     const failed = ctx.error !== undefined || (code !== 0 && rt.benign.get(ctx.operation)?.has(code) !== true);
     const errorType = ctx.error !== undefined ? errorName(ctx.error) : failed ? codeName(code) : undefined;
     const common = defined({
@@ -65,11 +85,8 @@ export function requestHandlers(rt: Runtime): { handlers: TracingHandlers<Reques
       [A.DB_RESPONSE_STATUS_CODE]: code !== 0 ? String(code) : undefined,
       [A.ERROR_TYPE]: errorType,
     });
-    const created = ctx.operation.startsWith('create') ? createdPath(ctx.result) : undefined;
-    const summary = created !== undefined && isSequentialCreate(ctx.path, created) ? requestSummary(ctx.operation, ctx.path, true) : req.summary;
     const metricAttrs: Attributes = rt.config.metricQuerySummary === true ? { ...common, [A.DB_QUERY_SUMMARY]: summary } : common;
-    rt.instruments.duration.record((performance.now() - req.started) / 1000, metricAttrs);
-    const span = req.span;
+    rt.instruments.duration.record(elapsed, metricAttrs);
     if (span === undefined) return;
     if (summary !== req.summary) {
       span.updateName(summary);
@@ -95,8 +112,8 @@ export function requestHandlers(rt: Runtime): { handlers: TracingHandlers<Reques
     span.end();
   };
 
-  const open = (ctx: RequestContext): void => {
-    if (inFlight.has(ctx)) return;
+  const open = (ctx: Marked): void => {
+    if (ctx[IN_FLIGHT] !== undefined) return;
     pending++;
     const summary = requestSummary(ctx.operation, ctx.path);
     let span: Span | undefined;
@@ -104,28 +121,45 @@ export function requestHandlers(rt: Runtime): { handlers: TracingHandlers<Reques
     if (!ignored(rt, ctx) && mayStart(rt, parent)) {
       // What a sampler may read is there at the start (the conventions' "SHOULD be provided at
       // span creation time"): the summary, the namespace and the server.
-      span = rt.tracer.startSpan(
-        summary,
-        {
-          kind: SpanKind.CLIENT,
-          attributes: defined({
-            [A.DB_SYSTEM_NAME]: 'zookeeper',
-            [A.DB_OPERATION_NAME]: ctx.operation,
-            [A.DB_QUERY_SUMMARY]: summary,
-            [A.DB_NAMESPACE]: ctx.chroot || undefined,
-            [A.SERVER_ADDRESS]: ctx.serverAddress,
-            [A.SERVER_PORT]: ctx.serverPort,
-            [A.DB_OPERATION_BATCH_SIZE]: BATCHES.has(ctx.operation) ? ctx.batchSize : undefined,
-          }),
-        },
-        parent,
-      );
-      const hook = rt.config.requestHook;
-      if (hook !== undefined) safely(() => hook(span!, ctx));
+      const attributes: Attributes = { [A.DB_SYSTEM_NAME]: 'zookeeper', [A.DB_OPERATION_NAME]: ctx.operation, [A.DB_QUERY_SUMMARY]: summary };
+      if (ctx.chroot) attributes[A.DB_NAMESPACE] = ctx.chroot;
+      if (ctx.serverAddress !== undefined) attributes[A.SERVER_ADDRESS] = ctx.serverAddress;
+      if (ctx.serverPort !== undefined) attributes[A.SERVER_PORT] = ctx.serverPort;
+      if (ctx.batchSize !== undefined && BATCHES.has(ctx.operation)) attributes[A.DB_OPERATION_BATCH_SIZE] = ctx.batchSize;
+      span = rt.tracer.startSpan(summary, { kind: SpanKind.CLIENT, attributes }, parent);
+      // A span the sampler dropped records nothing: it is not kept, and neither hook sees it.
+      if (!span.isRecording()) span = undefined;
+      else {
+        const hook = rt.config.requestHook;
+        if (hook !== undefined) safely(() => hook(span!, ctx));
+      }
     }
-    inFlight.set(ctx, { started: performance.now(), span, summary });
+    ctx[IN_FLIGHT] = { started: performance.now(), span, summary };
   };
   return { handlers: spanHandlers(open, finish), pending: () => pending };
+}
+
+/**
+ * The duration's attributes for a success, one object per operation, made again only when the
+ * operation's namespace or server changes (the SDK hashes them at each recording; building them
+ * anew each time would add to that).
+ */
+class SuccessAttributes {
+  readonly #byOperation = new Map<string, { chroot: string | undefined; address: string | undefined; port: number | undefined; attributes: Attributes }>();
+
+  of(ctx: RequestContext): Attributes {
+    const known = this.#byOperation.get(ctx.operation);
+    if (known !== undefined && known.chroot === ctx.chroot && known.address === ctx.serverAddress && known.port === ctx.serverPort) return known.attributes;
+    const attributes = defined({
+      [A.DB_SYSTEM_NAME]: 'zookeeper',
+      [A.DB_OPERATION_NAME]: ctx.operation,
+      [A.DB_NAMESPACE]: ctx.chroot || undefined,
+      [A.SERVER_ADDRESS]: ctx.serverAddress,
+      [A.SERVER_PORT]: ctx.serverPort,
+    });
+    this.#byOperation.set(ctx.operation, { chroot: ctx.chroot, address: ctx.serverAddress, port: ctx.serverPort, attributes });
+    return attributes;
+  }
 }
 
 /** The path a create answered with: a string (create) or `{ path }` (create2, createTtl). */
