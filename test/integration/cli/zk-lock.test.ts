@@ -1,6 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CREATOR_ALL_ACL } from '@zk/protocol';
 import { LeaderSelector, Mutex, Semaphore } from '@zk/locks';
 import { waitFor } from '../../harness/index.js';
 import { connectString, proxyToServer, TestSpace } from '../../harness/fixtures.js';
@@ -31,8 +36,8 @@ interface Run {
   exit: Promise<number>;
 }
 
-function zkLock(args: string[], connect = `${connectString()}${space.root}`): Run {
-  const child = spawn(process.execPath, [CLI, '--connect', connect, '--session-timeout', '2s', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+function zkLock(args: string[], connect = `${connectString()}${space.root}`, env: Record<string, string> = {}): Run {
+  const child = spawn(process.execPath, [CLI, '--connect', connect, '--session-timeout', '2s', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   running.add(child);
   child.once('exit', () => running.delete(child));
   let out = '';
@@ -66,6 +71,33 @@ describe('zk-lock - run', () => {
     expect(once.err()).toMatch(/held by someone else/);
     expect((await children('/locks/busy')).length).toBe(1);
     await lease.release();
+  });
+
+  it('a timed-out run names the holder: the host, pid and command zk-lock wrote in its node, or a recipe\'s host and pid', async () => {
+    const script = 'console.log("ready"); setInterval(() => {}, 1000); process.on("SIGTERM", () => process.exit(0))';
+    const holder = zkLock(['/locks/named', '--', process.execPath, '-e', script]);
+    await waitFor('the holder to start', () => (holder.out().includes('ready') ? true : undefined));
+    const once = zkLock(['--timeout', '0', '/locks/named', '--', 'true']);
+    expect(await once.exit).toBe(75);
+    const line = once.err().trim();
+    expect(line.split('\n')).toHaveLength(1);
+    expect(line).toContain(`/locks/named is held by someone else: held by ${hostname()} pid ${holder.child.pid} ${process.execPath} -e ${script} (token `);
+    holder.child.kill('SIGTERM');
+    expect(await holder.exit).toBe(0);
+    // A recipe's holder: its default data, host and pid.
+    const lease = await new Mutex(await space.client(), '/locks/named').acquire();
+    const timed = zkLock(['--timeout', '200ms', '/locks/named', '--', 'true']);
+    expect(await timed.exit).toBe(75);
+    expect(timed.err()).toMatch(new RegExp(`not acquired within 200ms: held by ${hostname()} pid ${process.pid} \\(token \\d+, for \\d`));
+    await lease.release();
+  });
+
+  it('--version prints zk-lock\'s and @zk/protocol\'s versions and exits 0, without connecting', async () => {
+    const run = zkLock(['--version'], '127.0.0.1:1');
+    expect(await run.exit).toBe(0);
+    const own = JSON.parse(readFileSync(new URL('../../../packages/locks/package.json', import.meta.url), 'utf8')).version as string;
+    const protocol = JSON.parse(readFileSync(new URL('../../../packages/protocol/package.json', import.meta.url), 'utf8')).version as string;
+    expect(run.out()).toBe(`zk-lock ${own} (@zk/protocol ${protocol}, Node ${process.version})\n`);
   });
 
   it.each(['SIGINT', 'SIGTERM'] as const)('forwards %s to the command and releases the lock', async (sig) => {
@@ -108,6 +140,39 @@ describe('zk-lock - run', () => {
     const down = zkLock(['/l', '--', 'true'], '127.0.0.1:1');
     expect(await down.exit).toBe(69);
     expect(down.err().trim().split('\n')).toHaveLength(1);
+  });
+
+  it('NOAUTH exits 77 (EX_NOPERM) and names the identity used; a path open to others under --acl creator too', async () => {
+    const owner = await space.client({ auth: [{ scheme: 'digest', auth: 'owner:owner-pw' }] });
+    await owner.create('/private', null, { acl: CREATOR_ALL_ACL });
+    const denied = zkLock(['/private/lock', '--', 'true']);
+    expect(await denied.exit).toBe(77);
+    expect(denied.err().trim().split('\n')).toHaveLength(1);
+    expect(denied.err()).toMatch(/NOAUTH .*belongs to another identity than this one \(plain, no credentials\): run with the credentials of its owner/);
+    const status = zkLock(['status', '/private']); // listing needs READ
+    expect(await status.exit).toBe(77);
+    // An open path under a closed --acl: refused (UnsafeLockPathError), the same code.
+    await (await space.admin()).create(`${space.root}/open`, null);
+    const digest = join(await mkdtemp(join(tmpdir(), 'zk-lock-')), 'digest');
+    await writeFile(digest, 'owner:owner-pw\n', { mode: 0o600 });
+    const unsafe = zkLock(['--acl', 'creator', '/open', '--', 'true'], undefined, { ZK_DIGEST_FILE: digest });
+    expect(await unsafe.exit).toBe(77);
+    expect(unsafe.err()).toMatch(/lock path \/open lets others in .*create to world:anyone, delete to world:anyone, admin to world:anyone/);
+    await owner.delete('/private');
+  });
+
+  it('a bad --acl exits 64 (EX_USAGE) with a hint, never repeating a password: refused by zk-lock, by the client or by the server', async () => {
+    for (const [acl, hint] of [
+      ['digest:owner:Sup3r-S3cret', /does not end in permissions .*never the password itself/], // parsed: perms missing
+      ['digest:owner:Sup3r-S3cret:cdrwa', /a digest id is 'user:base64\(sha1\(user:password\)\)'.*'creator' needs an identity/], // the client: not a hash
+      ['creator', /INVALIDACL.*the server refused the ACL of --acl \('creator' needs an identity/], // the server: no identity to give it to
+    ] as const) {
+      const run = zkLock(['--acl', acl, '/acl/bad', '--', 'true']);
+      expect({ acl, code: await run.exit }).toEqual({ acl, code: 64 });
+      expect(run.err()).toMatch(hint);
+      expect(run.err()).not.toContain('Sup3r');
+    }
+    expect(await children('/acl/bad')).toEqual([]);
   });
 });
 

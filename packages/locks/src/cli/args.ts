@@ -30,6 +30,8 @@ export interface Parsed {
   json?: boolean;
   verbose?: boolean;
   help?: boolean;
+  /** `--version`: print the versions and exit. */
+  version?: boolean;
 }
 
 /** `500ms`, `30s`, `5m`, `1h`, or a plain number of seconds, to ms. */
@@ -50,6 +52,7 @@ export function parseArgs(argv: readonly string[]): Parsed {
   const head = dashdash === -1 ? [...argv] : argv.slice(0, dashdash);
   const command = dashdash === -1 ? [] : argv.slice(dashdash + 1);
   const out: Parsed = { command: 'run', path: '', argv: command };
+  if (head.includes('--version')) return { ...out, version: true };
   if (head.includes('-h') || head.includes('--help')) return { ...out, help: true };
   const positional: string[] = [];
   /** The duration option whose value was the previous argument (`--timeout 5 minutes`: `minutes` follows it). */

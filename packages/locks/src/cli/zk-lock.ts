@@ -5,6 +5,8 @@
  */
 import { spawn } from 'node:child_process';
 import { hostname } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { setLongTimeout, ZooKeeper, type LongTimeout } from '@zk/protocol';
 import { LeaseLostError, LockTimeoutError } from '../errors.js';
 import { inspectLock, inspectSemaphore, type LockEntry } from '../locks/inspect.js';
@@ -14,18 +16,12 @@ import type { LockBase } from '../locks/lock.js';
 import { Mutex } from '../locks/mutex.js';
 import { ReadWriteLock } from '../locks/read-write-lock.js';
 import { Semaphore } from '../semaphore/semaphore.js';
-import { parseArgs, UsageError, type Parsed } from './args.js';
+import { parseArgs, type Parsed } from './args.js';
+import { describeFailure, Exit, type FailureContext } from './failure.js';
 import { securityFromEnv } from './credentials.js';
 import { startTelemetry } from './telemetry.js';
 
-/** Exit codes (documented in the README and in --help). */
-export const Exit = {
-  usage: 64,
-  unavailable: 69,
-  timeout: 75,
-  lost: 76,
-  notFound: 127,
-} as const;
+export { Exit };
 
 const HELP = `Usage:
   zk-lock [options] <lock-path> -- <command> [args...]
@@ -51,6 +47,7 @@ Options:
                            between entries (default: open to all)
   --json                   (status) machine-readable output
   --verbose                errors with stack traces
+  --version                the versions of zk-lock, @zk/protocol and Node
   -h, --help               this text
 Durations: 500ms, 30s, 5m, or a plain number of seconds.
 
@@ -74,10 +71,13 @@ Signals (INT, TERM, HUP, QUIT) are forwarded to the command.
 
 Exit codes:
   the command's code   (128+N when it was killed by signal N)
-  ${Exit.timeout}                   the lock was not acquired within --timeout
+  ${Exit.timeout}                   the lock was not acquired within --timeout (the message names the holder)
   ${Exit.lost}                   the lease (or leadership) was lost while the command ran (it was terminated)
-  ${Exit.unavailable}                   ZooKeeper could not be reached
-  ${Exit.usage}                   bad usage
+  ${Exit.noPerm}                   NOAUTH: the path's ACL does not admit this identity; or the path is open
+                       to others while --acl is not (UnsafeLockPathError)
+  ${Exit.unavailable}                   ZooKeeper could not be reached, or the session was lost before the hold
+  ${Exit.software}                   ZooKeeper refused an operation for another reason (NOTEMPTY, BADVERSION, ...)
+  ${Exit.usage}                   bad usage, a bad --acl included (refused by zk-lock or by the server)
   ${Exit.notFound}                  the command was not found
 
 Examples:
@@ -93,13 +93,19 @@ const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
 
 async function main(argv: string[]): Promise<number> {
   const args = parseArgs(argv);
+  if (args.version) {
+    process.stdout.write(`${version()}\n`);
+    return 0;
+  }
   if (args.help) {
     process.stdout.write(HELP);
     return 0;
   }
   const connect = args.connect ?? process.env.ZK_CONNECT ?? '127.0.0.1:2181';
   const sessionTimeout = args.sessionTimeout ?? 10_000;
+  context = { path: args.path, identity: 'plain, no credentials' };
   const security = securityFromEnv();
+  context = { path: args.path, identity: security.summary };
   const telemetry = await startTelemetry();
   if (!telemetry.on && args.verbose && telemetry.why.includes('not both installed')) process.stderr.write(`zk-lock: telemetry off: ${telemetry.why}\n`);
   try {
@@ -151,7 +157,7 @@ async function status(zk: ZooKeeper, args: Parsed): Promise<number> {
   }
   process.stdout.write(`${args.path}: ${state.holders.length} holder(s), ${state.waiters.length} waiting\n`);
   for (const r of rows) {
-    const who = [r.owner.host, r.owner.pid && `pid ${String(r.owner.pid)}`, r.owner.command && String(r.owner.command)].filter(Boolean).join(' ');
+    const who = ownerText(r.owner);
     const verb = r.role === 'holder' ? 'held' : 'waiting';
     process.stdout.write(`  ${r.role === 'holder' ? 'HOLDS' : `#${r.position + 1}   `} ${r.kind.padEnd(5)} token ${r.fencingToken.padEnd(12)} ${verb} ${(r.heldMs === undefined ? formatMs(r.sinceMs) : `${formatMs(r.heldMs)} (waited ${formatMs(r.waitedMs ?? 0)})`).padEnd(7)} ${who || r.sessionId}\n`);
   }
@@ -172,10 +178,12 @@ async function run(zk: ZooKeeper, args: Parsed): Promise<number> {
   const stopped = () => {
     for (const sig of FORWARDED) process.off(sig, relay);
   };
+  /** Who holds the lock, read after a timeout (the message names them). */
+  let holders: string[] = [];
   const failed = (err: unknown): number => {
     if (err instanceof LockTimeoutError) {
       const what = args.leader ? `leadership of ${args.path}` : args.path;
-      fail(args.timeout === 0 ? `${what} is held by someone else` : `${what} not acquired within ${formatMs(args.timeout ?? 0)}`, err, args.verbose);
+      fail(`${args.timeout === 0 ? `${what} is held by someone else` : `${what} not acquired within ${formatMs(args.timeout ?? 0)}`}${holders.length > 0 ? `: held by ${holders.join('; ')}` : ''}`, err, args.verbose);
       return Exit.timeout;
     }
     if (waiting.signal.aborted) return 128 + signalNumber(waiting.signal.reason as NodeJS.Signals);
@@ -189,6 +197,7 @@ async function run(zk: ZooKeeper, args: Parsed): Promise<number> {
         { timeout: args.timeout, signal: waiting.signal },
       );
     } catch (err) {
+      if (err instanceof LockTimeoutError) holders = await describeHolders(zk, args);
       return failed(err);
     } finally {
       stopped();
@@ -207,6 +216,7 @@ async function run(zk: ZooKeeper, args: Parsed): Promise<number> {
     lease = await lock.acquire({ timeout: args.timeout, signal: waiting.signal });
   } catch (err) {
     stopped();
+    if (err instanceof LockTimeoutError) holders = await describeHolders(zk, args);
     return failed(err);
   }
   markHeld(zk, lease.node, data);
@@ -216,6 +226,55 @@ async function run(zk: ZooKeeper, args: Parsed): Promise<number> {
     stopped();
     await lease.release();
   }
+}
+
+/** A holder's owner as zk-lock writes it (`{"host","pid","command"}`): `host pid 123 ./job.sh`. */
+function ownerText(owner: Record<string, unknown>): string {
+  return [owner.host, owner.pid && `pid ${String(owner.pid)}`, owner.command && String(owner.command), owner.data && String(owner.data).slice(0, 100)].filter(Boolean).join(' ');
+}
+
+/**
+ * The holders of the lock, for the timeout message: what they wrote in their nodes (zk-lock's
+ * host, pid and command; a recipe's `{"host","pid"}`; a leader's id), else their session, and how
+ * long each has held or waited. Best effort: a failed read leaves the message as it was.
+ */
+async function describeHolders(zk: ZooKeeper, args: Parsed): Promise<string[]> {
+  try {
+    const state = args.semaphore !== undefined ? await inspectSemaphore(zk, args.path, args.semaphore) : await inspectLock(zk, args.path);
+    return state.holders.map((e) => {
+      let owner: Record<string, unknown>;
+      try {
+        const parsed: unknown = JSON.parse(e.data.toString('utf8'));
+        owner = parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : { data: e.data.toString('utf8') };
+      } catch {
+        owner = { data: e.data.toString('utf8') };
+      }
+      const since = e.modifiedAt.getTime() > e.createdAt.getTime() ? e.modifiedAt.getTime() : e.createdAt.getTime();
+      return `${ownerText(owner) || `session 0x${e.sessionId.toString(16)}`} (token ${e.fencingToken}, for ${formatMs(Date.now() - since)})`;
+    });
+  } catch {
+    return [];
+  }
+}
+
+/** `zk-lock 0.1.0 (@zk/protocol 0.1.0, Node v20.11.0)`: from the package manifests beside the code. */
+function version(): string {
+  const read = (url: URL | string) => {
+    try {
+      return (JSON.parse(readFileSync(url, 'utf8')) as { version?: string }).version ?? 'unknown';
+    } catch {
+      return 'unknown';
+    }
+  };
+  // dist/cli/zk-lock.js and dist/cli/zk-lock.bundle.js both sit two levels below the manifest.
+  const own = read(new URL('../../package.json', import.meta.url));
+  let protocol = 'unknown';
+  try {
+    protocol = read(createRequire(import.meta.url).resolve('@zk/protocol/package.json'));
+  } catch {
+    // not resolvable from here (a bundle moved elsewhere): said as unknown
+  }
+  return `zk-lock ${own} (@zk/protocol ${protocol}, Node ${process.version})`;
 }
 
 /**
@@ -289,15 +348,19 @@ function fail(message: string, err: unknown, verbose: boolean | undefined): void
   if (verbose && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
 }
 
+/** What the run was about, for the failure messages (set once the arguments are parsed). */
+let context: FailureContext = { path: '(none)', identity: 'plain, no credentials' };
+
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    if (err instanceof UsageError) {
-      process.stderr.write(`zk-lock: ${err.message}\n(see zk-lock --help)\n`);
-      process.exit(Exit.usage);
+    const { code, message } = describeFailure(err, context);
+    if (code === Exit.usage) {
+      process.stderr.write(`zk-lock: ${message}\n(see zk-lock --help)\n`);
+      process.exit(code);
     }
-    fail((err as Error)?.message ?? String(err), err, process.argv.includes('--verbose'));
-    process.exit(Exit.unavailable);
+    fail(message, err, process.argv.includes('--verbose'));
+    process.exit(code);
   },
 );
 
