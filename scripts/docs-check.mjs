@@ -6,9 +6,12 @@
  *    sidebar (TypeDoc draws it from assets/navigation.js), a file exists; a link with a
  *    #fragment into an HTML page needs an element with that id (or name) there.
  * 2. In a real browser (headless Chromium, driven over the Chrome DevTools Protocol), the landing
- *    page and a recipe page load with no console error, no uncaught exception, no failed request
- *    and no HTTP error, served over HTTP on 127.0.0.1, and the sidebar is drawn (the site's
- *    scripts ran).
+ *    page and every guide page (documents/*.html: recipes, guides, migration) load with no console
+ *    error, no uncaught exception, no failed request and no HTTP error, served over HTTP on
+ *    127.0.0.1, and the sidebar is drawn (the site's scripts ran).
+ * 3. The layout of each of those pages: exactly one h1, and nothing in the content column runs
+ *    past its right edge (a wide table under the "On This Page" column, or off the screen) at a
+ *    1280 px and a 1920 px wide window; what scrolls inside its own box (overflow-x) does not count.
  *
  *   node scripts/docs-check.mjs [DIR] [--page REL]...   check DIR (default docs/api)
  *   node scripts/docs-check.mjs --self-test             check a broken site made for the purpose;
@@ -31,8 +34,10 @@ import { fileURLToPath } from 'node:url';
 import { inflateSync } from 'node:zlib';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-/** The pages loaded in the browser: the landing page and one recipe page. */
-const DEFAULT_PAGES = ['index.html', 'documents/Mutex.html'];
+/** The pages loaded in the browser by default: the landing page and every guide page. */
+const defaultPages = (root) => ['index.html', ...(existsSync(join(root, 'documents')) ? readdirSync(join(root, 'documents')).filter((f) => f.endsWith('.html')).sort().map((f) => `documents/${f}`) : [])];
+/** Window widths at which the content column must hold its content. */
+const WIDTHS = [1280, 1920];
 /** How long a page may take to load and go quiet, in ms. */
 const PAGE_BOUND_MS = 20_000;
 /** A page is settled once no request has been in flight for this long, in ms. */
@@ -254,6 +259,7 @@ async function loadPage(cdp, base, page, log) {
     }, sessionId);
     const seen = JSON.parse(result.value);
     if (!seen.h1) problems.push(`${page}: no heading (h1) on the page`);
+    problems.push(...(await checkLayout(cdp, sessionId, page)));
     if (seen.sidebar === 0) problems.push(`${page}: the sidebar was not drawn (no links in the navigation)`);
     log(`page: ${page}: "${seen.title}", h1 "${seen.h1}", ${seen.sidebar} sidebar links, ${Math.round(performance.now() - t0)} ms`);
   } finally {
@@ -262,6 +268,51 @@ async function loadPage(cdp, base, page, log) {
   }
   return problems;
 }
+
+/**
+ * What a reader of `page` sees wrong in its layout: not exactly one h1, and at each width of
+ * WIDTHS, the outermost elements of the content column (TypeDoc's .col-content) whose content's
+ * right edge passes the column's, unless a box between them and the column scrolls or clips (overflow-x).
+ */
+async function checkLayout(cdp, sessionId, page) {
+  const problems = [];
+  const evaluate = async (expression) => JSON.parse((await cdp.send('Runtime.evaluate', { expression, returnByValue: true }, sessionId)).result.value);
+  const h1 = await evaluate(`JSON.stringify([...document.querySelectorAll('h1')].map((h) => h.textContent.trim().slice(0, 60)))`);
+  if (h1.length > 1) problems.push(`${page}: ${h1.length} h1 headings (one a page): ${h1.map((t) => JSON.stringify(t)).join(', ')}`);
+  for (const width of WIDTHS) {
+    await cdp.send('Emulation.setDeviceMetricsOverride', { width, height: 900, deviceScaleFactor: 1, mobile: false }, sessionId);
+    await new Promise((ok) => setTimeout(ok, 100)); // a frame or two for the new layout
+    const seen = await evaluate(OVERFLOW_PROBE);
+    if (seen.missing) problems.push(`${page}: no content column (.col-content) at ${width} px`);
+    else if (seen.out.length > 0) {
+      const which = seen.out.slice(0, 3).map((o) => `<${o.tag}> "${o.text}" by ${o.by} px`);
+      problems.push(`${page}: at ${width} px, ${seen.out.length} element(s) run past the content column's right edge: ${which.join('; ')}`);
+    }
+  }
+  await cdp.send('Emulation.clearDeviceMetricsOverride', {}, sessionId);
+  return problems;
+}
+
+/** Evaluated in the page: the outermost elements that overflow the content column (see checkLayout). */
+const OVERFLOW_PROBE = `(() => {
+  const col = document.querySelector('.col-content');
+  if (!col) return JSON.stringify({ missing: true });
+  const edge = col.getBoundingClientRect().right + 1;
+  const clipped = (el) => {
+    for (let a = el.parentElement; a && a !== col; a = a.parentElement) if (getComputedStyle(a).overflowX !== 'visible') return true;
+    return false;
+  };
+  // An element's content edge: TypeDoc's headings reach into the column's padding with an empty
+  // padding of their own (room for the anchor icon), which hides nothing.
+  const right = (el) => { const cs = getComputedStyle(el); return el.getBoundingClientRect().right - parseFloat(cs.paddingRight) - parseFloat(cs.borderRightWidth); };
+  const past = (el) => el.getBoundingClientRect().width > 0 && right(el) > edge;
+  const out = [];
+  for (const el of col.querySelectorAll('*')) {
+    if (!past(el) || clipped(el) || (el.parentElement !== col && past(el.parentElement))) continue;
+    out.push({ tag: el.tagName.toLowerCase(), text: (el.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 40), by: Math.round(right(el) - edge + 1) });
+  }
+  return JSON.stringify({ out });
+})()`;
 
 function remoteText(o) {
   return o.value !== undefined ? String(o.value) : (o.description ?? o.type);
@@ -388,13 +439,15 @@ async function selfTest() {
     // As on TypeDoc's pages: an icon (else Chromium asks for /favicon.ico) and a sidebar.
     const nav = (prefix) => `<link rel="icon" href="data:,"><nav class="tsd-navigation"><a href="${prefix}index.html">Home</a></nav>`;
     writeFileSync(join(root, 'assets', 'ok.js'), '');
-    writeFileSync(join(root, 'index.html'), `<!doctype html><title>broken</title>${nav('')}<h1 id="top">Landing</h1>
+    writeFileSync(join(root, 'index.html'), `<!doctype html><title>broken</title>${nav('')}<div class="col-content"><h1 id="top">Landing</h1></div>
 <a href="documents/Missing.html">a page that does not exist</a>
 <a href="documents/Mutex.html#no-such-section">a section that does not exist</a>
 <a href="documents/Mutex.html#ok">a section that exists</a>
 <a href="https://example.org/">an external link (not checked)</a>
 <script src="assets/ok.js"></script>`);
-    writeFileSync(join(root, 'documents', 'Mutex.html'), `<!doctype html><title>recipe</title>${nav('../')}<h1 id="ok">Recipe</h1>
+    writeFileSync(join(root, 'documents', 'Mutex.html'), `<!doctype html><title>recipe</title>${nav('../')}<div class="col-content" style="width: 600px"><h1 id="ok">Recipe</h1><h1>A second h1</h1>
+<table><tr><td style="white-space: nowrap">${'a wide cell '.repeat(20)}</td></tr></table>
+<div style="overflow-x: auto"><pre>${'scrolls in its own box '.repeat(20)}</pre></div></div>
 <script src="../assets/missing.js"></script>
 <script>console.error('something broke'); null.property;</script>`);
     const expected = [
@@ -404,8 +457,11 @@ async function selfTest() {
       /documents\/Mutex\.html: HTTP 404 for http:\/\/127\.0\.0\.1:\d+\/assets\/missing\.js/,
       /documents\/Mutex\.html: console\.error: something broke/,
       /documents\/Mutex\.html: uncaught TypeError: Cannot read properties of null/,
+      /documents\/Mutex\.html: 2 h1 headings \(one a page\): "Recipe", "A second h1"/,
+      /documents\/Mutex\.html: at 1280 px, 1 element\(s\) run past the content column's right edge: <table> "a wide cell/,
+      /documents\/Mutex\.html: at 1920 px, 1 element\(s\) run past the content column's right edge: <table> "a wide cell/,
     ];
-    const problems = await checkSite(root, DEFAULT_PAGES, (line) => console.log(`  (broken site) ${line}`));
+    const problems = await checkSite(root, defaultPages(root), (line) => console.log(`  (broken site) ${line}`));
     console.log(`docs-check --self-test: the broken site's problems, as reported:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     const missed = expected.filter((re) => !problems.some((p) => re.test(p)));
     const unexpected = problems.filter((p) => !expected.some((re) => re.test(p)) && !/network error|Failed to load resource/.test(p));
@@ -430,7 +486,7 @@ if (args.includes('--self-test')) {
     if (args[i] === '--page') pages.push(args[++i]);
     else dir = args[i];
   }
-  const problems = await checkSite(resolve(dir), pages.length > 0 ? pages : DEFAULT_PAGES, console.log);
+  const problems = await checkSite(resolve(dir), pages.length > 0 ? pages : defaultPages(resolve(dir)), console.log);
   if (problems.length > 0) {
     console.error(`docs-check: ${problems.length} problem(s) in ${dir}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     process.exit(1);
