@@ -5,7 +5,7 @@
  * get in line, and the holder keeps its hold. The negative control, with the default world ACL,
  * shows what such a session could do before: delete the holder's node and hand the lock on.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CREATOR_ALL_ACL, digestId, InvalidArgumentError, NoAuthError, OPEN_ACL_UNSAFE, Perm, ZooKeeper, type ACL } from '@zk/protocol';
 import { ExclusiveLock, LeaderLatch, LeaderSelector, LeaseLostError, Mutex, UnsafeLockPathError, ReadWriteLock, Semaphore, SemaphoreMutex, SharedCount, revoke, revokeHolders, type Lease } from '@zk/locks';
 import { outcome, waitFor } from '../../harness/index.js';
@@ -287,6 +287,20 @@ describe('acl - a lock path someone else made first, open (issue 37 item 11)', (
       await mallory.delete('/locks/mallorys');
     });
   }
+
+  it('acl - what the check costs: nothing for open nodes; for closed ones the path\'s ACL with each create, and our node\'s once where `auth` stands for the identities', async () => {
+    const open = await space.client();
+    const openCalls = vi.spyOn(open, 'getACL');
+    for (let i = 0; i < 2; i++) await (await new Mutex(open, '/open-cost/lock').acquire()).release();
+    expect(openCalls).not.toHaveBeenCalled();
+    const zk = await owner();
+    const calls = vi.spyOn(zk, 'getACL');
+    const mutex = new Mutex(zk, '/locks/cost', { acl: CREATOR_ALL_ACL });
+    for (let i = 0; i < 2; i++) await (await mutex.acquire()).release();
+    // The first acquire: the path's ACL beside the create (NoNode, like the create: the path is
+    // made then), again beside the second create, and our node's; the second acquire: the path's.
+    expect(calls.mock.calls.map(([p]) => p.replace(/\/_c_.*/, '/<our node>'))).toEqual(['/locks/cost', '/locks/cost', '/locks/cost/<our node>', '/locks/cost']);
+  });
 
   it('acl - a path the recipe creates, and an open recipe on an open path, acquire as before', async () => {
     const zk = await owner();

@@ -114,7 +114,7 @@ async function createQueued(spec: AcquireSpec, state: AcquireState): Promise<{ n
     const listed = zk.getChildren(path);
     listed.catch(() => undefined); // its failure is the create's failure, handled below
     // A closed recipe checks that the path is as closed as its nodes (path-acl.ts), in the same round trip.
-    const check = pathCheck(zk, spec.acl);
+    const check = pathCheck(zk, spec.acl, path);
     const pathAcl = check?.readPath(path);
     state.inFlight = created;
     let result: { path: string; stat: Stat };

@@ -5,13 +5,13 @@
  * deleted by any session, whatever the node's own ACL, and the waiter behind it takes the lock.
  * So a recipe whose nodes shut others out refuses a path that lets them in (UnsafeLockPathError).
  *
- * "Others" are judged against the ACL the server stored on our own node: an identity that it
- * grants a right (our digest user in place of CREATOR_ALL_ACL's `auth`, the client's `acl`
- * option's answer) may hold the same right on the path. That ACL is read once per recipe and
- * client (one getACL after the first create that needs it); the path's ACL is read with every
- * create of a closed recipe, in the same round trip, since a container path may be reaped and made
- * again by someone else between two acquires. A recipe whose nodes are open to everyone checks
- * nothing after its first create.
+ * "Others" are judged against the ACL our nodes get (the recipe's `acl`, else the client's
+ * `zk.defaultACL(path)`): an identity it grants a right may hold the same right on the path. An
+ * ACL with `auth` entries (CREATOR_ALL_ACL) stands for the session's identities, which only the
+ * server knows: the ACL it stored on our first node is read then (one getACL per client and ACL,
+ * the first time it is needed). An ACL open to everyone checks nothing; a closed one reads the
+ * path's ACL with every create, in the same round trip, since a container path may be reaped and
+ * made again by someone else between two acquires.
  */
 import { NoNodeError, Perm, type ACL, type ZooKeeper } from '@zk/protocol';
 import { UnsafeLockPathError } from '../errors.js';
@@ -35,23 +35,36 @@ interface Known {
   read: boolean;
 }
 
-const known = new WeakMap<object, Known>();
+/** Per client, by the ACL's text: what is known of that ACL. */
+const known = new WeakMap<ZooKeeper, Map<string, Known>>();
+
+/** The same, by the list object itself (and the client it was seen with). */
+const byList = new WeakMap<readonly ACL[], { zk: ZooKeeper; known: Known }>();
 
 const key = (perm: number, scheme: string, id: string) => `${perm}|${scheme}:${id}`;
 
 /**
- * The check of one recipe's path: `undefined` when nothing needs checking (the recipe's nodes are
- * known to be open to all), else a function run after our create with the path's ACL.
+ * The check of a recipe's creates under `path`: `undefined` when nothing needs checking (our
+ * nodes are open to all), else a {@link PathCheck} run after our create with the path's ACL.
  */
-export function pathCheck(zk: ZooKeeper, recipeAcl: readonly ACL[] | undefined): PathCheck | undefined {
-  const owner: object = recipeAcl ?? zk;
-  let k = known.get(owner);
+export function pathCheck(zk: ZooKeeper, recipeAcl: readonly ACL[] | undefined, path: string): PathCheck | undefined {
+  // A client of a copy of @zk/protocol without defaultACL: its option is learnt from our node.
+  const ours = recipeAcl ?? (typeof zk.defaultACL === 'function' ? zk.defaultACL(path) : undefined);
+  // The uncontended acquire is a measured fast path: the same list (a recipe's, the option's
+  // default) is looked up by identity, without building its text.
+  const seen = ours === undefined ? undefined : byList.get(ours);
+  if (seen !== undefined && seen.zk === zk) return seen.known.open ? undefined : new PathCheck(zk, seen.known);
+  const text = ours === undefined ? '' : ours.map((a) => `${a.perms}|${a.id.scheme}:${a.id.id}`).join(',');
+  let byAcl = known.get(zk);
+  if (byAcl === undefined) known.set(zk, (byAcl = new Map()));
+  let k = byAcl.get(text);
   if (k === undefined) {
     k = { trusted: new Set(), open: false, read: false };
-    // A recipe ACL that names its ids is what the server stores (no `auth` to resolve).
-    if (recipeAcl !== undefined && !recipeAcl.some((a) => a.id.scheme === 'auth')) learn(k, recipeAcl);
-    known.set(owner, k);
+    // An ACL that names its ids is what the server stores (no `auth` to resolve).
+    if (ours !== undefined && !ours.some((a) => a.id.scheme === 'auth')) learn(k, ours);
+    byAcl.set(text, k);
   }
+  if (ours !== undefined) byList.set(ours, { zk, known: k });
   if (k.open) return undefined;
   return new PathCheck(zk, k);
 }

@@ -26,7 +26,7 @@ import { serverListOf, type EnsembleConfig, type ReconfigChange } from './reconf
 import { EnsembleTracker } from './ensemble-tracker.js';
 import type { HostAddress } from '../session/hosts.js';
 import { RequestPath } from './request-path.js';
-import { create, ensureChroot, prepareCreate } from './create.js';
+import { aclFor, create, ensureChroot, prepareCreate } from './create.js';
 import * as operations from './operations.js';
 import { stateStream, watchStream, type StateChange } from './streams.js';
 import type { CallOptions, CreateOp, CreateOptions, DataResult, WatchOptions } from './types.js';
@@ -175,6 +175,14 @@ export class ZooKeeper implements AsyncDisposable {
   get server(): { host: string; port: number; address: string } | undefined {
     const h = this.#session.host;
     return h ? { host: h.host, port: h.port, address: h.address } : undefined;
+  }
+  /**
+   * The ACL this client gives a node it creates at `path` (chroot-relative) without naming one:
+   * the `acl` connect option's answer for it, else {@link OPEN_ACL_UNSAFE}. `@zk/locks` reads it
+   * to tell whether a recipe's nodes shut other sessions out.
+   */
+  defaultACL(path: string): readonly ACL[] {
+    return aclFor(this.#options, path);
   }
   /** The current state. */
   get state(): SessionState {
