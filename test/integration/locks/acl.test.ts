@@ -288,6 +288,21 @@ describe('acl - a lock path someone else made first, open (issue 37 item 11)', (
     });
   }
 
+  it('acl - an ExclusiveLock (its node is the lock path) under a parent someone else made open: refused, its node removed', async () => {
+    const [, intruder] = (await intruders())[0]!;
+    await intruder.create('/shared', null);
+    const zk = await owner();
+    const refused = await outcome(new ExclusiveLock(zk, '/shared/excl', { acl: CREATOR_ALL_ACL }).acquire());
+    expect(refused).toBeInstanceOf(UnsafeLockPathError);
+    expect((refused as UnsafeLockPathError).path).toBe('/shared');
+    expect(await zk.exists('/shared/excl')).toBeNull();
+    await zk.setACL('/shared', CREATOR_ALL_ACL);
+    const lease = await new ExclusiveLock(zk, '/shared/excl', { acl: CREATOR_ALL_ACL }).acquire();
+    expect({ deleted: await outcome(intruder.delete('/shared/excl')) }).toEqual({ deleted: expect.any(NoAuthError) });
+    await lease.release();
+    await zk.delete('/shared');
+  });
+
   it('acl - what the check costs: nothing for open nodes; for closed ones the path\'s ACL with each create, and our node\'s once where `auth` stands for the identities', async () => {
     const open = await space.client();
     const openCalls = vi.spyOn(open, 'getACL');

@@ -4,6 +4,7 @@
 import { ConnectionLossError, CreateMode, NodeExistsError, NoNodeError, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
 import { Attempt, removeNode } from '../internal/attempt.js';
 import { ensureContainers, unwatch, type HeldNode } from '../internal/engine.js';
+import { pathCheck } from '../internal/path-acl.js';
 import { freshProof, proofIsFresh } from '../internal/proof.js';
 import { LockBase, type AcquireOptions, type LockOptions } from './lock.js';
 import type { LockKind } from '../diagnostics.js';
@@ -37,6 +38,11 @@ export class ExclusiveLock extends LockBase {
     try {
       const node = await this.#acquire(attempt, (p) => (inFlight = p));
       inFlight = Promise.resolve(node);
+      // A closed lock under a parent that lets others delete in it is refused (path-acl.ts); one
+      // more round trip, for closed ACLs only.
+      const parent = this.path.slice(0, this.path.lastIndexOf('/')) || '/';
+      const check = pathCheck(this.zk, this.acl, this.path);
+      if (check !== undefined) await check.verify(parent, await attempt.race(check.readPath(parent)), node.nodePath, (p) => attempt.race(p));
       // No lease is born at risk (internal/proof.ts).
       if (!proofIsFresh(this.zk)) await attempt.race(freshProof(this.zk, attempt.signal));
       return node;
