@@ -1,7 +1,9 @@
 /**
  * The documentation site's guides (docs/site/**\/*.md, built into docs/api by `npm run docs`):
- * every ```ts block is a program. They are compiled together with tsc (strict, against the
- * workspace packages' declarations) and each is run against the test server, its connect string
+ * every ```ts block is a program, and so is every ```js block (a plain JavaScript variant, for
+ * Node 20 and 22, which cannot parse `await using`: it must not use it). The ts blocks are
+ * compiled together with tsc (strict, against the workspace packages' declarations), the js
+ * blocks run as written, and each is run against the test server, its connect string
  * pointed at a fresh namespace, as the consumer test does with the READMEs' blocks: each must
  * exit by itself, with code 0 and nothing on stderr, within a bound. A block that is a fragment
  * says so on the line before its fence: `<!-- not-runnable: the reason -->` (it is still
@@ -32,7 +34,7 @@ function markdownFiles(dir: string): string[] {
 /** Each block with a file name unique across the site: `<folder>-<page>-<line>.ts`. */
 const blocks = markdownFiles(site).flatMap((file) => {
   const page = relative(site, file).replace(/\.md$/, '').replaceAll('/', '-');
-  return readmeBlocks(file, repo).map((b) => ({ ...b, fileName: `${page}-${b.where.split(':').at(-1)}.ts` }));
+  return readmeBlocks(file, repo, { js: true }).map((b) => ({ ...b, fileName: `${page}-${b.where.split(':').at(-1)}.${b.lang === 'ts' ? 'ts' : 'mjs'}` }));
 });
 const runnable = blocks.filter((b) => b.notRunnable === undefined);
 const spaces = new Map<string, TestSpace>();
@@ -68,7 +70,7 @@ beforeAll(async () => {
       throw new Error(`${block.where}: no connect string literal to point at the test server`);
     }
     // Each block is a module of its own (top-level await, no shared names).
-    writeFileSync(join(dir, block.fileName), /^\s*(import|export)\s/m.test(code) ? code : `${code}\nexport {};\n`);
+    writeFileSync(join(dir, block.fileName), block.lang === 'js' || /^\s*(import|export)\s/m.test(code) ? code : `${code}\nexport {};\n`);
   }
 }, timing(120_000));
 
@@ -76,10 +78,15 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('docs: the guides\' ```ts blocks', () => {
+describe('docs: the guides\' ```ts and ```js blocks', () => {
   it('finds the blocks, and few are marked not runnable', () => {
     expect(runnable.length).toBeGreaterThanOrEqual(10);
+    expect(runnable.filter((b) => b.lang === 'js').length).toBeGreaterThanOrEqual(16);
     expect(blocks.length - runnable.length).toBeLessThanOrEqual(Math.max(2, blocks.length / 4));
+  });
+
+  it('the JavaScript variants do without `await using` (Node 20 and 22 cannot parse it)', () => {
+    expect(runnable.filter((b) => b.lang === 'js' && /^\s*await using\s/m.test(b.code)).map((b) => b.where)).toEqual([]);
   });
 
   it('compile with tsc (strict) against the packages', async () => {
