@@ -29,6 +29,16 @@ interface InFlight {
   readonly started: number;
   readonly span: Span | undefined;
   readonly summary: string;
+  /** The server the span started with. */
+  readonly serverAddress: string | undefined;
+  readonly serverPort: number | undefined;
+}
+
+/** A session id in hex, the last one remembered (a client's requests share one session). */
+let lastSession: { id: bigint; hex: string } = { id: 0n, hex: '0x0' };
+function sessionHexOf(id: bigint): string {
+  if (lastSession.id !== id) lastSession = { id, hex: sessionHex(id) };
+  return lastSession.hex;
 }
 
 /** The five handlers of a tracing channel. */
@@ -68,40 +78,43 @@ export function requestHandlers(rt: Runtime): { handlers: TracingHandlers<Reques
     const created = ctx.operation.startsWith('create') ? createdPath(ctx.result) : undefined;
     const summary = created !== undefined && isSequentialCreate(ctx.path, created) ? requestSummary(ctx.operation, ctx.path, true) : req.summary;
     const span = req.span;
-    // The common case, a success with nothing sampled, records the duration and stops there: the
-    // attributes are the same object as for the last success of the operation on that server.
-    if (code === 0 && ctx.error === undefined && span === undefined && rt.config.metricQuerySummary !== true) {
-      rt.instruments.duration.record(elapsed, metricAttributes.of(ctx));
-      return;
-    }
     const failed = ctx.error !== undefined || (code !== 0 && rt.benign.get(ctx.operation)?.has(code) !== true);
     const errorType = ctx.error !== undefined ? errorName(ctx.error) : failed ? codeName(code) : undefined;
-    const common = defined({
-      [A.DB_SYSTEM_NAME]: 'zookeeper',
-      [A.DB_OPERATION_NAME]: ctx.operation,
-      [A.DB_NAMESPACE]: ctx.chroot || undefined,
-      [A.SERVER_ADDRESS]: ctx.serverAddress,
-      [A.SERVER_PORT]: ctx.serverPort,
-      [A.DB_RESPONSE_STATUS_CODE]: code !== 0 ? String(code) : undefined,
-      [A.ERROR_TYPE]: errorType,
-    });
-    const metricAttrs: Attributes = rt.config.metricQuerySummary === true ? { ...common, [A.DB_QUERY_SUMMARY]: summary } : common;
-    rt.instruments.duration.record(elapsed, metricAttrs);
+    // A success's attributes are the same object as for the last success of the operation on
+    // that server; an answer with a code or an error has its own.
+    const common =
+      code === 0 && ctx.error === undefined
+        ? metricAttributes.of(ctx)
+        : defined({
+            [A.DB_SYSTEM_NAME]: 'zookeeper',
+            [A.DB_OPERATION_NAME]: ctx.operation,
+            [A.DB_NAMESPACE]: ctx.chroot || undefined,
+            [A.SERVER_ADDRESS]: ctx.serverAddress,
+            [A.SERVER_PORT]: ctx.serverPort,
+            [A.DB_RESPONSE_STATUS_CODE]: code !== 0 ? String(code) : undefined,
+            [A.ERROR_TYPE]: errorType,
+          });
+    rt.instruments.duration.record(elapsed, rt.config.metricQuerySummary === true ? { ...common, [A.DB_QUERY_SUMMARY]: summary } : common);
     if (span === undefined) return;
     if (summary !== req.summary) {
       span.updateName(summary);
       span.setAttribute(A.DB_QUERY_SUMMARY, summary);
     }
-    span.setAttributes(common);
-    span.setAttributes(
-      defined({
-        [A.SESSION_ID]: ctx.sessionId !== 0n ? sessionHex(ctx.sessionId) : undefined,
-        [A.XID]: ctx.xid,
-        [A.REQUEST_BYTES]: ctx.requestBytes,
-        [A.REPLY_BYTES]: ctx.replyBytes,
-        [A.BATCHED]: ctx.batched,
-      }),
-    );
+    // What the span did not start with: the system, operation and namespace it has; the server
+    // only when the request went to another one than the session had at its start.
+    const end: Attributes = {};
+    if (ctx.serverAddress !== req.serverAddress || ctx.serverPort !== req.serverPort) {
+      if (ctx.serverAddress !== undefined) end[A.SERVER_ADDRESS] = ctx.serverAddress;
+      if (ctx.serverPort !== undefined) end[A.SERVER_PORT] = ctx.serverPort;
+    }
+    if (code !== 0) end[A.DB_RESPONSE_STATUS_CODE] = String(code);
+    if (errorType !== undefined) end[A.ERROR_TYPE] = errorType;
+    if (ctx.sessionId !== 0n) end[A.SESSION_ID] = sessionHexOf(ctx.sessionId);
+    if (ctx.xid !== undefined) end[A.XID] = ctx.xid;
+    if (ctx.requestBytes !== undefined) end[A.REQUEST_BYTES] = ctx.requestBytes;
+    if (ctx.replyBytes !== undefined) end[A.REPLY_BYTES] = ctx.replyBytes;
+    if (ctx.batched !== undefined) end[A.BATCHED] = ctx.batched;
+    span.setAttributes(end);
     if (ctx.error !== undefined) {
       failSpan(span, ctx.error);
     } else if (failed) {
@@ -134,7 +147,7 @@ export function requestHandlers(rt: Runtime): { handlers: TracingHandlers<Reques
         if (hook !== undefined) safely(() => hook(span!, ctx));
       }
     }
-    ctx[IN_FLIGHT] = { started: performance.now(), span, summary };
+    ctx[IN_FLIGHT] = { started: performance.now(), span, summary, serverAddress: ctx.serverAddress, serverPort: ctx.serverPort };
   };
   return { handlers: spanHandlers(open, finish), pending: () => pending };
 }

@@ -65,6 +65,17 @@ describe('semantic conventions (database client)', () => {
     expect(exporter.getFinishedSpans()[0]!.attributes['db.namespace']).toBe('/app');
   });
 
+  it('a request held while disconnected: no server at the start, the one it was sent to at the end', async () => {
+    instrumentation = new ZooKeeperInstrumentation({ tracerProvider });
+    const ctx = { operation: 'getData', op: 4, path: '/held', chroot: '', sessionId: 1n } as Ctx;
+    await requests.tracePromise(async () => {
+      Object.assign(ctx, { serverAddress: '10.0.0.8', serverPort: 2182, errorCode: 0 });
+      return { err: 0 };
+    }, ctx);
+    expect(seenBySampler[0]!.attributes).not.toHaveProperty('server.address');
+    expect(exporter.getFinishedSpans()[0]!.attributes).toMatchObject({ 'server.address': '10.0.0.8', 'server.port': 2182, 'db.operation.name': 'getData' });
+  });
+
   it('no db.namespace without a chroot', async () => {
     instrumentation = new ZooKeeperInstrumentation({ tracerProvider });
     await requests.tracePromise(async () => ({ err: 0 }), { operation: 'exists', op: 3, path: '/c', chroot: '', sessionId: 1n } as Ctx);
