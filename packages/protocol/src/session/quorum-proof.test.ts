@@ -181,6 +181,23 @@ describe('quorum proof - evidence', () => {
     expect(h.sent).toHaveLength(1);
     p.stop();
   });
+
+  it("in write mode the session's syncs do not stand in for the proof's writes (they prove a tick and a half less)", async () => {
+    const { h, p } = make(10_000, 2000, 'write'); // every 3416
+    p.noteHandshake(performance.now());
+    p.hold();
+    let writes = 0;
+    for (let i = 0; i < 10; i++) {
+      vi.advanceTimersByTime(1000);
+      h.own('sync');
+      while (h.sent.length > 0) {
+        if (h.sent[0]!.kind === 'write') writes++;
+        await h.answer();
+      }
+    }
+    expect(writes).toBeGreaterThanOrEqual(2); // 10 s of syncs every second: the writes still came
+    p.stop();
+  });
 });
 
 describe('quorum proof - when it sends', () => {

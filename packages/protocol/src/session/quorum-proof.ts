@@ -201,10 +201,12 @@ export class QuorumProof {
    * the current connection, was answered.
    */
   committed(sentAt: number, kind: 'write' | 'sync'): void {
-    const { confirmAfter, syncLag } = this.timing;
-    const confirmed = this.#host.heardBy(sentAt - confirmAfter);
-    this.#advance(kind === 'write' ? confirmed : Math.min(confirmed, sentAt - syncLag));
-    if (sentAt > this.#lastSent) this.#lastSent = sentAt;
+    const timing = this.timing;
+    const confirmed = this.#host.heardBy(sentAt - timing.confirmAfter);
+    this.#advance(kind === 'write' ? confirmed : Math.min(confirmed, sentAt - timing.syncLag));
+    // A sync stands in for the proof's own request only where the proof sends syncs: in write
+    // mode its evidence is a tick and a half older than the write the period assumes.
+    if ((kind === 'write' || timing.kind === 'sync') && sentAt > this.#lastSent) this.#lastSent = sentAt;
     if (this.#waiters.length > 0) this.#kickSoon();
   }
 
