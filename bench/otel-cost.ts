@@ -25,8 +25,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
-import { AlwaysOffSampler, BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { AggregationTemporality, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { AlwaysOffSampler, BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import { DroppingExporter, IdleReader } from './lib/otel-sinks.js';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import type { Redis as RedisClient } from 'ioredis';
 import { ZooKeeper } from '@zk/protocol';
@@ -39,24 +40,6 @@ const quick = values.quick === true;
 const reps = Number(values.reps ?? (quick ? 3 : 7));
 const scale = quick ? 0.2 : 1;
 
-/** Drops every span (what a collector that is not there would cost, minus the network). */
-class DroppingExporter implements SpanExporter {
-  exported = 0;
-  export(spans: ReadableSpan[], done: (result: { code: 0 }) => void): void {
-    this.exported += spans.length;
-    done({ code: 0 });
-  }
-  async shutdown(): Promise<void> {}
-}
-
-/** A reader that is never collected: recordings are aggregated in memory, as between exports. */
-class IdleReader extends MetricReader {
-  constructor() {
-    super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE });
-  }
-  protected override async onShutdown(): Promise<void> {}
-  protected override async onForceFlush(): Promise<void> {}
-}
 
 /** A free loopback port, from bind(0). */
 function freePort(): Promise<number> {

@@ -12,27 +12,15 @@
  */
 import * as dc from 'node:diagnostics_channel';
 import { parseArgs } from 'node:util';
-import { AlwaysOffSampler, BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { AggregationTemporality, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { AlwaysOffSampler, BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import { DroppingExporter, IdleReader } from './lib/otel-sinks.js';
 import { ZooKeeperInstrumentation, type RequestContext } from '@zk/otel';
 
 const { values } = parseArgs({ options: { mode: { type: 'string', default: 'sampled' }, metrics: { type: 'string', default: 'on' }, count: { type: 'string', default: '200000' }, reps: { type: 'string', default: '5' } } });
 const mode = values.mode as 'off' | 'unsampled' | 'sampled';
 const count = Number(values.count);
 
-class DroppingExporter implements SpanExporter {
-  export(_spans: ReadableSpan[], done: (result: { code: 0 }) => void): void {
-    done({ code: 0 });
-  }
-  async shutdown(): Promise<void> {}
-}
-class IdleReader extends MetricReader {
-  constructor() {
-    super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE });
-  }
-  protected override async onShutdown(): Promise<void> {}
-  protected override async onForceFlush(): Promise<void> {}
-}
 
 const tracerProvider = new BasicTracerProvider({
   ...(mode === 'unsampled' ? { sampler: new AlwaysOffSampler() } : {}),
