@@ -1,9 +1,10 @@
 /**
  * The listeners and streams of a cache's events (TreeCache, NodeCache, PathChildrenCache): each
- * event goes to every listener (synchronously, a throwing one ignored) and every open stream
+ * event goes to every listener (synchronously; a throw is re-thrown on the next tick, the others still called) and every open stream
  * (queued while its loop is busy); when the cache ends, the streams end or fail with its error.
  */
 import { InvalidArgumentError } from '../errors.js';
+import { callListener } from '../util/listener-errors.js';
 import { AsyncQueue } from '../util/queue.js';
 
 /** A cache's listeners and event streams. */
@@ -41,11 +42,9 @@ export class EventHub<E> {
   /** Delivers `event` to every listener and stream. */
   emit(event: E): void {
     for (const listener of [...this.#listeners]) {
-      try {
-        listener(event);
-      } catch {
-        // a throwing listener must not stop the others or the cache
-      }
+      // A throwing listener stops neither the others nor the cache; its error is re-thrown on
+      // the next tick, as Node's EventTarget does (util/listener-errors.ts).
+      callListener(listener, event);
     }
     for (const stream of this.#streams) stream.push(event);
   }

@@ -9,7 +9,9 @@ import type { Reply } from '../connection/connection.js';
 import type { JuteWriter } from '../jute/writer.js';
 import * as proto from '../jute/proto.js';
 import type { WatchedEvent, WatchKind, WatchListener, WatchRegistry } from '../session/watches.js';
+import { callListener } from '../util/listener-errors.js';
 import { addChroot, validatePath } from '../util/paths.js';
+import { chooseWatcherType } from './watch-modes.js';
 
 /** Which watches {@link ZooKeeper.removeWatches} and {@link ZooKeeper.checkWatches} address. */
 export type RemovableWatchKind = 'data' | 'child' | 'persistent' | 'persistentRecursive' | 'any';
@@ -21,6 +23,8 @@ export interface WatchContext {
   send(op: number, opName: string, path: string, write: (w: JuteWriter) => void, options: { signal?: AbortSignal | undefined; timeout?: number | undefined }): Promise<Reply<unknown>>;
   /** True when connected to a 3.4 server (for the message of an Unimplemented reply). */
   legacy(): boolean;
+  /** Resolves when the server has the 3.9 watch modes; else rejects with UnimplementedError, nothing sent (server-features.ts). */
+  requireModes(op: string, path: string, options: { signal?: AbortSignal | undefined; timeout?: number | undefined }): Promise<void>;
 }
 
 const allKinds: readonly WatchKind[] = ['data', 'exist', 'child', 'persistent', 'persistentRecursive'];
@@ -36,7 +40,8 @@ const removable: Record<RemovableWatchKind, readonly WatchKind[]> = {
 /**
  * `Watcher.WatcherType` numbers sent to the server. Servers up to 3.8 know only Children (1),
  * Data (2) and Any (3) in removeWatches/checkWatches (Persistent 4 and PersistentRecursive 5 get
- * MARSHALLINGERROR), and their Any covers persistent watches, so persistent kinds are sent as Any.
+ * MARSHALLINGERROR), and their Any covers persistent watches, so persistent kinds are sent as Any
+ * unless other kinds share the path (then by their mode, 3.9+: watch-modes.ts).
  */
 const serverWatcherType: Record<RemovableWatchKind, number> = {
   child: WatcherType.Children,
@@ -57,12 +62,11 @@ export async function removeWatches(ctx: WatchContext, path: string, options: { 
   if (matched.length === 0) throw new NoWatcherError(undefined, { op: 'removeWatches', path });
   // The server keeps one watch per (path, kind) for the session: drop it only when no other local listener needs it.
   const othersOnSameWatch = options.listener !== undefined && matched.every((k) => watches.listeners(k, path).length > 1);
-  // Persistent kinds go to the server as Any (see serverWatcherType): keep the server's watches
-  // when other kinds on this path still need them; the server's extra events then reach nobody.
-  const othersUnderAny = serverWatcherType[kind] === WatcherType.Any && kind !== 'any' && allKinds.some((k) => !kinds.includes(k) && watches.has(k, path));
-  if (!options.local && !othersOnSameWatch && !othersUnderAny) {
+  if (!options.local && !othersOnSameWatch) {
     const p = addChroot(ctx.chroot, path);
-    const type = serverWatcherType[kind];
+    // A persistent kind beside other kinds on the path goes by its mode, 3.9+ (watch-modes.ts).
+    const { type, needs39 } = chooseWatcherType(kind, kinds, serverWatcherType[kind], watches, path);
+    if (needs39) await ctx.requireModes('removeWatches', path, options);
     const reply = await ctx.send(OpCode.removeWatches, 'removeWatches', path, (w) => proto.writeRemoveWatchesRequest(w, { path: p, type }), options);
     if (reply.err === ErrorCode.UNIMPLEMENTED) throw needsNewerServer('removeWatches', path, '3.5', ctx.legacy());
     if (reply.err !== 0 && reply.err !== ErrorCode.NOWATCHER) throw fromCode(reply.err, { op: 'removeWatches', path });
@@ -79,9 +83,11 @@ export async function removeWatches(ctx: WatchContext, path: string, options: { 
 export async function checkWatches(ctx: WatchContext, path: string, options: { kind?: RemovableWatchKind; signal?: AbortSignal; timeout?: number }): Promise<boolean> {
   validatePath(path);
   const kind = options.kind ?? 'any';
-  if (!removable[kind]) throw new InvalidArgumentError('kind', `unknown watch kind ${String(kind)}`);
+  const kinds = removable[kind];
+  if (!kinds) throw new InvalidArgumentError('kind', `unknown watch kind ${String(kind)}`);
   const p = addChroot(ctx.chroot, path);
-  const type = serverWatcherType[kind];
+  const { type, needs39 } = chooseWatcherType(kind, kinds, serverWatcherType[kind], ctx.watches, path);
+  if (needs39) await ctx.requireModes('checkWatches', path, options);
   const reply = await ctx.send(OpCode.checkWatches, 'checkWatches', path, (w) => proto.writeCheckWatchesRequest(w, { path: p, type }), options);
   if (reply.err === 0) return true;
   if (reply.err === ErrorCode.NOWATCHER) return false;
@@ -89,10 +95,7 @@ export async function checkWatches(ctx: WatchContext, path: string, options: { k
   throw fromCode(reply.err, { op: 'checkWatches', path });
 }
 
+/** A throwing listener does not stop the others; its error is re-thrown on the next tick (as in the session's event delivery). */
 function safeCall(listener: WatchListener, event: WatchedEvent): void {
-  try {
-    listener(event);
-  } catch {
-    // a throwing listener must not stop the others (as in the session's event delivery)
-  }
+  callListener(listener, event);
 }

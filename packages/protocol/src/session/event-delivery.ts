@@ -5,6 +5,7 @@
  */
 import { debug, eventChannel } from '../diagnostics.js';
 import type { WatcherEvent } from '../jute/proto.js';
+import { reportListenerError } from '../util/listener-errors.js';
 import { stripChroot } from '../util/paths.js';
 import { eventTypeOf, type WatchListener, type WatchRegistry } from './watches.js';
 
@@ -45,12 +46,16 @@ export class EventDelivery {
   }
 }
 
-/** Calls one watch listener; a throw is logged, not passed on. */
+/**
+ * Calls one watch listener. A throw does not stop the others (as the Java client's event thread
+ * goes on), nor reach the session: it is re-thrown on the next tick, as an uncaught exception,
+ * the way Node's EventTarget reports a throwing listener (util/listener-errors.ts).
+ */
 export function deliver(listener: WatchListener, event: Parameters<WatchListener>[0]): void {
   try {
     listener(event);
   } catch (err) {
-    // As the Java client's event thread does, a throwing watcher does not stop the others.
     debug('watch listener threw: %s', (err as Error)?.message);
+    reportListenerError(err);
   }
 }

@@ -5,6 +5,7 @@
  */
 import { publishState } from '../diagnostics.js';
 import { AuthFailedError, ClientClosedError, ConnectionLossError, SessionExpiredError } from '../errors.js';
+import { reportListenerError } from '../util/listener-errors.js';
 import { deliver } from './event-delivery.js';
 import { assertTransition, isConnected, isTerminal, type SessionState } from './state.js';
 import type { WatchRegistry } from './watches.js';
@@ -53,7 +54,10 @@ export class StateKeeper {
       try {
         l(next, prev);
       } catch (err) {
+        // The others still hear of it and the state stays changed; the error is the process's
+        // uncaught exception on the next tick, as with Node's EventTarget (util/listener-errors.ts).
         this.#debug('state listener threw: %s', (err as Error)?.message);
+        reportListenerError(err);
       }
     }
     // The session's watches died with it: every listener is told once (Java delivers a None
