@@ -144,4 +144,21 @@ describe('quorum proof - on a real server', () => {
     await expect(refused).rejects.toBeInstanceOf(InvalidArgumentError);
     await expect(refused).rejects.toThrow(/serverTickTime/);
   });
+
+  it('a told tick too large for the negotiated T: a lease is refused at once with a typed error, not handed out to be lost at birth', async () => {
+    // Before: the acquire waited for a proof it could never make fresh, then handed out a lease
+    // lost within a second ("no write committed through the quorum confirmed the session").
+    const zk = await space.client({ sessionTimeout: 2000, serverTickTime: 2500 });
+    expect(zk.sessionTimeout).toBe(2000);
+    await sleep(600); // the handshake's proof no longer fresh: the acquire must ask for one
+    const started = performance.now();
+    const acquire = new Mutex(zk, '/too-coarse').acquire({ timeout: 5000 });
+    await expect(acquire).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(acquire).rejects.toThrow(/serverTickTime.*at least \d+ ms/);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(() => zk.holdQuorumProof()).toThrow(InvalidArgumentError);
+    // Nothing was left behind: the lock's path has no contender.
+    const left = (await zk.exists('/too-coarse')) === null ? [] : await zk.getChildren('/too-coarse');
+    expect(left).toEqual([]);
+  });
 });

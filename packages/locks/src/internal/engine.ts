@@ -65,6 +65,7 @@ const MAX_PARENT_RETRIES = 5;
  */
 export async function acquireNode(spec: AcquireSpec): Promise<HeldNode> {
   checkClient(spec.zk); // before any request, and before the client's state is read
+  spec.zk.checkLeaseProof(); // a lease that could never be proven fails here, before any node exists
   const state: AcquireState = { attemptId: newAttemptId(), inFlight: undefined, unknown: false, node: undefined, attempt: undefined };
   if (spec.signal !== undefined || (spec.timeout !== undefined && spec.timeout > 0) || spec.zk.state !== 'connected') armed(spec, state);
   try {

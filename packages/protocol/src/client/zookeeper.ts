@@ -135,6 +135,16 @@ export class ZooKeeper implements AsyncDisposable {
   }
 
   /**
+   * Throws the typed error every lease would fail with when the negotiated session timeout leaves
+   * the quorum proof no period: a `serverTickTime` so large a part of it that even back-to-back
+   * proof writes confirm nothing recent enough (the error names the smallest timeout that would
+   * do). Nothing in mode `'off'`. Locks call it before creating their node.
+   */
+  checkLeaseProof(): void {
+    this.#session.checkLeaseProof();
+  }
+
+  /**
    * Keeps {@link ZooKeeper.quorumDeadline} advancing until the returned function is called: when
    * the session sent no write or sync for the `leaseProof` mode's period (about T/3 with
    * `serverTickTime` known, about T/4 without), one of its own: a sync where the tick allows (mode

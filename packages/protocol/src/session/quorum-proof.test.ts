@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HeardLog } from '../connection/heard-log.js';
-import { proofTiming, QuorumProof, type LeaseProofMode, type QuorumProofHost } from './quorum-proof.js';
+import { InvalidArgumentError } from '../errors.js';
+import { impossibleProof, proofTiming, QuorumProof, type LeaseProofMode, type QuorumProofHost } from './quorum-proof.js';
 
 /** A session as the proof sees it: its requests are answered by the test (`answer`), in order. */
 class Host implements QuorumProofHost {
@@ -68,7 +69,7 @@ describe('quorum proof - timing', () => {
     // T = 2 ticks of 1 s (the fault suites): writes every 455 ms (was 334).
     expect(proofTiming(2000, 'auto')).toMatchObject({ confirmAfter: 600, kind: 'write', every: 455 });
     // T = 10 s, tick 2 s: a sync proves at most 3.5 s before it was sent; one every T/3, as the idle pings.
-    expect(proofTiming(10_000, 'auto', 2000)).toEqual({ confirmAfter: 1200, syncLag: 3500, kind: 'sync', every: 3333 });
+    expect(proofTiming(10_000, 'auto', 2000)).toEqual({ confirmAfter: 1200, syncLag: 3500, kind: 'sync', every: 3333, possible: true });
     expect(proofTiming(10_000, 'write', 2000)).toMatchObject({ kind: 'write', every: 3416 });
     expect(proofTiming(30_000, 'auto', 2000)).toMatchObject({ kind: 'sync', every: 10_250 });
     // T = 2 ticks: no room for a sync, even when asked for one.
@@ -122,6 +123,22 @@ describe('quorum proof - timing', () => {
       expect(worst, `T ${t} tick ${tick} ${mode}: ${p.timing.kind} every ${p.timing.every}`).toBeLessThanOrEqual((5 * t) / 6 - t / 10 + 10);
       p.stop();
     }
+  });
+
+  it('a tick too large for T leaves no period (possible false): holding or waiting fails at once with a typed error naming a timeout that would do', () => {
+    // The default tick (T/2) and a told tick up to about 0.9 T keep the proof possible.
+    expect(proofTiming(2000, 'auto').possible).toBe(true);
+    expect(proofTiming(2000, 'write', 1600).possible).toBe(true);
+    expect(proofTiming(2000, 'off', 5000).possible).toBe(true);
+    expect(proofTiming(2000, 'write', 2000).possible).toBe(false);
+    expect(proofTiming(2000, 'sync', 2500).possible).toBe(false);
+    const { p } = make(2000, 2500, 'auto');
+    expect(() => p.assertPossible()).toThrow(InvalidArgumentError);
+    const err = impossibleProof(2000, 2500);
+    const wanted = Number(/at least (\d+) ms/.exec(err.message)?.[1]);
+    expect(proofTiming(wanted, 'write', 2500).possible).toBe(true);
+    expect(proofTiming(Math.floor(wanted / 1.05), 'write', 2500).possible).toBe(false);
+    expect(make(2000, 1000, 'auto').p.assertPossible()).toBeUndefined();
   });
 });
 

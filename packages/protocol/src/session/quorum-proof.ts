@@ -53,6 +53,7 @@
  * reach the follower at least every `confirmAfter`; global sessions (`localSessionsEnabled`
  * false, the default); client and server clocks advance at the same rate.
  */
+import { InvalidArgumentError } from '../errors.js';
 
 /**
  * How a session keeps the quorum's word that it is alive while leases rest on it:
@@ -74,6 +75,12 @@ export interface QuorumProofTiming {
   readonly kind: 'write' | 'sync' | undefined;
   /** The longest the proof lets pass between two requests that prove, ms. */
   readonly every: number;
+  /**
+   * Whether any period keeps a lease's proof ahead of its at-risk line: false when the tick is
+   * so much of T (a `serverTickTime` from about 0.9 T) that even back-to-back writes confirm
+   * answers too old (always true when off).
+   */
+  readonly possible: boolean;
 }
 
 /**
@@ -106,7 +113,21 @@ export function proofTiming(t: number, mode: LeaseProofMode = 'write', serverTic
   // minSessionTimeout was lowered below 2 ticks): leases are then at risk from birth, and the
   // writes go at the round-trip allowance, not in a loop.
   const every = Math.max(kind === 'sync' ? syncEvery : writeEvery, Math.max(25, t / 20));
-  return { confirmAfter, syncLag, kind, every: Math.floor(every) };
+  return { confirmAfter, syncLag, kind, every: Math.floor(every), possible: kind === undefined || writeEvery > 0 };
+}
+
+/**
+ * Why no lease can be kept on a session of timeout `t` told `serverTickTime` (a
+ * {@link QuorumProofTiming.possible} false), naming the smallest timeout that would do; the
+ * error leases and waits on the proof fail with at once, instead of leases lost at birth.
+ */
+export function impossibleProof(t: number, serverTickTime: number | undefined): InvalidArgumentError {
+  let enough = t;
+  while (!proofTiming(enough, 'write', serverTickTime).possible && enough < 1e9) enough = Math.ceil(enough * 1.05);
+  return new InvalidArgumentError(
+    'serverTickTime',
+    `${serverTickTime} ms is too much of the negotiated session timeout (${t} ms) for the quorum proof: it can confirm nothing recent enough to keep a lease. Tell the servers' real tickTime, ask for a session timeout of at least ${enough} ms, or set leaseProof: 'off'`,
+  );
 }
 
 /** See {@link proofTiming}: the largest E over k with E + A + max(kE, lag) <= budget and kE >= confirmAfter + A; 0 when none. */
@@ -188,6 +209,10 @@ export class QuorumProof {
   /** The mode asked for. */
   get mode(): LeaseProofMode {
     return this.#mode;
+  }
+  /** Throws {@link impossibleProof}'s error when no lease can be kept at the current timeout. */
+  assertPossible(): void {
+    if (!this.timing.possible) throw impossibleProof(this.#host.timeout(), this.#serverTickTime);
   }
   /** The timing for the current timeout. */
   get timing(): QuorumProofTiming {

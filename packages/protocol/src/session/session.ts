@@ -168,14 +168,25 @@ export class Session {
    */
   holdQuorumProof(): () => void {
     if (isTerminal(this.#keeper.state)) throw this.#keeper.unavailable();
+    this.#proof.assertPossible();
     return this.#proof.hold();
   }
 
   /** Resolves once {@link quorumDeadline} is later than `deadline` (holding the proof meanwhile). */
   awaitQuorumDeadline(deadline: number, signal?: AbortSignal): Promise<void> {
     if (isTerminal(this.#keeper.state)) return Promise.reject(this.#keeper.unavailable());
+    try {
+      this.#proof.assertPossible();
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
     // Compared as deadlines (not deadline - T against the proof): the float round trip could say yes too early.
     return this.#proof.waitProven(() => this.quorumDeadline > deadline, () => this.#keeper.unavailable(), signal);
+  }
+
+  /** Throws when no lease can be kept at the negotiated timeout (see QuorumProof.assertPossible). */
+  checkLeaseProof(): void {
+    this.#proof.assertPossible();
   }
 
   /** The proof mode asked for. */
