@@ -27,12 +27,27 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
-          exclude: ['**/node_modules/**', 'test/dist/**'],
+          exclude: ['**/node_modules/**', 'test/dist/**', 'test/faults/**'],
           globalSetup: ['test/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
           // Suites share the server(s) started in global setup; files run in parallel forks.
           pool: 'forks',
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          // The fault suite: long files that mostly wait on their own ensembles' timers. They
+          // run in a pool of their own (vitest keeps one pool per kind, each sized to the
+          // machine), so on a 2-core machine one fault file runs beside one integration file
+          // instead of after all of them.
+          name: 'faults',
+          include: ['test/faults/**/*.test.ts'],
+          globalSetup: ['test/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          pool: 'threads',
         },
       },
     ],
