@@ -37,7 +37,7 @@ export async function exists(rp: RequestPath, path: string, options: WatchOption
   const watch = options.watch !== undefined;
   const once = (o: CallOptions) => rp.rawRequest(OpCode.exists, 'exists', path, (w) => proto.writeExistsRequest(w, { path: p, watch }), proto.readExistsResponse, o, true);
   const policy = rp.options.retry;
-  const reply = await (policy === undefined ? once(options) : withRetryPolicy(policy, options, rp.options.requestTimeout, once));
+  const reply = await (policy === undefined ? once(options) : withRetryPolicy(policy, options, rp.options.requestTimeout, (o) => once({ ...options, ...o })));
   if (reply.err === 0) {
     if (options.watch) rp.session.watches.add('data', path, options.watch);
     return (reply.body as proto.ExistsResponse).stat;

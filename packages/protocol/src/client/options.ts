@@ -12,6 +12,7 @@ import type { LeaseProofMode } from '../session/quorum-proof.js';
 import type { LookupFunction } from '../connection/resolve.js';
 import { resolveRetryPolicy, type ClientRetryOptions } from './retry-policy.js';
 import { resolveACLProvider, type ACL, type ACLProvider, type ResolvedACLProvider } from './acl.js';
+import { parseCausalToken, validateConsistency, type ReadConsistency } from './consistency.js';
 
 /** Options of {@link ZooKeeper.connect}. */
 export interface ClientOptions {
@@ -181,6 +182,19 @@ export interface ClientOptions {
    */
   leaseProof?: LeaseProofMode;
   /**
+   * The `consistency` of reads that do not name one (default `'plain'`): `'plain'`, the server's
+   * own copy; `'sync'`, a sync then the read; `'linearizable'`, the quorum proof's no-op write then
+   * the read, one write for all the reads of a tick. See {@link ReadConsistency} and the
+   * Consistency guide.
+   */
+  readConsistency?: ReadConsistency;
+  /**
+   * A causal token (`zk.causalToken` of another client or process): only a server that has
+   * applied the state it names grants the session (the handshake's lastZxidSeen; a server behind
+   * it refuses, and the next one is tried), so no read of this client returns older data.
+   */
+  after?: string;
+  /**
    * Resume an existing session instead of starting one (Java's constructor with sessionId and
    * password): the connect fails with SessionExpiredError if the server no longer has it.
    */
@@ -228,6 +242,9 @@ export interface ResolvedOptions {
   serverTickTime: number | undefined;
   leaseProof: LeaseProofMode;
   acl: ResolvedACLProvider;
+  readConsistency: ReadConsistency;
+  /** The `after` token's zxid. */
+  after: bigint | undefined;
 }
 
 /** @internal */
@@ -297,6 +314,8 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
     serverTickTime: options.serverTickTime,
     leaseProof: options.leaseProof ?? 'auto',
     acl: resolveACLProvider(options.acl),
+    readConsistency: validateConsistency(options.readConsistency, 'readConsistency') ?? 'plain',
+    after: options.after === undefined ? undefined : parseCausalToken(options.after),
     session: options.session ? { id: options.session.id, password: Buffer.from(options.session.password) } : undefined,
   };
 }

@@ -14,6 +14,8 @@ import { parentPath, stripChroot } from '../util/paths.js';
 import { needsNewerServer } from './legacy.js';
 import type { ResolvedOptions } from './options.js';
 import { sendRequest } from './requests.js';
+import { readPlan, sendPlanned, type ConsistencyOptions } from './consistency.js';
+import { ReadFence } from '../session/read-fence.js';
 import { withRetryPolicy } from './retry-policy.js';
 import type { CallOptions } from './types.js';
 
@@ -22,11 +24,14 @@ export class RequestPath {
   readonly session: Session;
   readonly options: ResolvedOptions;
   readonly chroot: string;
+  /** The fenced reads' batching (the `consistency` and `after` read options; consistency.ts). */
+  readonly fence: ReadFence;
 
   constructor(session: Session, options: ResolvedOptions) {
     this.session = session;
     this.options = options;
     this.chroot = options.chroot;
+    this.fence = new ReadFence({ connected: () => isConnected(session.state), waitConnected: () => session.waitConnected(), send: (kind) => session.proofRequest(kind) });
   }
 
   /**
@@ -36,7 +41,7 @@ export class RequestPath {
    */
   async rawRequest<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions, once = false, batchSize?: number): Promise<Reply<T>> {
     const policy = this.options.retry;
-    if (policy !== undefined && !once) return withRetryPolicy(policy, options, this.options.requestTimeout, (o) => this.rawRequest(op, opName, path, write, read, o, true, batchSize));
+    if (policy !== undefined && !once) return withRetryPolicy(policy, options, this.options.requestTimeout, (o) => this.rawRequest(op, opName, path, write, read, { ...options, ...o }, true, batchSize));
     const notSent = this.#unsendable();
     try {
       return await this.send(op, opName, path, write, read, options, false, batchSize);
@@ -50,9 +55,16 @@ export class RequestPath {
     return this.options.whileDisconnected === 'fail' && !isConnected(this.session.state);
   }
 
-  /** One request as it is: no retry policy, the reply's error code not thrown. */
-  send<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions, coalesce = false, batchSize?: number) {
-    return sendRequest(this.session, this.options, op, opName, path, write, read, options, coalesce, batchSize);
+  /**
+   * One request as it is: no retry policy, the reply's error code not thrown. A read with a
+   * `consistency` or `after` (or the client's `readConsistency`) goes behind its fence (consistency.ts).
+   */
+  send<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions & ConsistencyOptions, coalesce = false, batchSize?: number): Promise<Reply<T>> {
+    const plan = readPlan(op, options, this.options.readConsistency, this.session.lastZxid);
+    const plain = () => sendRequest(this.session, this.options, op, opName, path, write, read, options, coalesce, batchSize);
+    if (plan === undefined) return plain();
+    const timeout = options.timeout ?? this.options.requestTimeout;
+    return sendPlanned(plan, { fence: this.fence, failsUnsent: this.#unsendable(), send: plain, options, timeout, context: { op: opName, ...(path ? { path } : {}) } });
   }
 
   /**
@@ -65,7 +77,7 @@ export class RequestPath {
   call<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions, coalesce = false): Promise<T> {
     const policy = this.options.retry;
     if (policy === undefined) return this.#callOnce(op, opName, path, write, read, options, coalesce);
-    return withRetryPolicy(policy, options, this.options.requestTimeout, (o) => this.#callOnce(op, opName, path, write, read, o, coalesce));
+    return withRetryPolicy(policy, options, this.options.requestTimeout, (o) => this.#callOnce(op, opName, path, write, read, { ...options, ...o }, coalesce));
   }
 
   #callOnce<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions, coalesce: boolean): Promise<T> {

@@ -32,6 +32,7 @@ import { stateStream, watchStream, type StateChange } from './streams.js';
 import type { CallOptions, CreateOp, CreateOptions, DataResult, WatchOptions } from './types.js';
 import { inspectClient, inspectCustom } from './inspect.js';
 
+import { causalTokenOf, type MultiReadOptions, type ReadOptions } from './consistency.js';
 /**
  * A ZooKeeper client.
  *
@@ -103,6 +104,27 @@ export class ZooKeeper implements AsyncDisposable {
     return this.#session.negotiatedTimeout;
   }
   /**
+  /**
+   * The newest zxid this client has seen in a reply (or was given at connect with `after`): the
+   * server it talks to has applied at least that transaction. 0n before any.
+   */
+  get lastZxid(): bigint {
+    return this.#session.lastZxid;
+  }
+  /**
+   * {@link lastZxid} as a causal token (`zxid:` and 16 hex digits), to hand to another process:
+   * its reads with `{ after: token }`, or its connect with `{ after: token }`, never return data
+   * older than what this client had seen when it took the token.
+   *
+   * @example
+   * ```ts
+   * await zk.setData('/jobs/42', 'done');
+   * res.setHeader('x-zk-token', zk.causalToken); // the other side: zk.getData('/jobs/42', { after })
+   * ```
+   */
+  get causalToken(): string {
+    return causalTokenOf(this.#session.lastZxid);
+  }
    * The earliest moment, on the `performance.now()` clock, at which the ensemble may expire this
    * session if it hears nothing more from it: the send time of the newest request or ping a server
    * answered, plus the negotiated timeout (a server expires a session one timeout after it last
@@ -270,13 +292,28 @@ export class ZooKeeper implements AsyncDisposable {
     return operations.deleteNode(this.#rp, path, options);
   }
 
-  /** The node's Stat, or `null` when it does not exist. A `watch` fires on creation, change or deletion. */
-  exists(path: string, options: WatchOptions = {}): Promise<Stat | null> {
+  /**
+   * The node's Stat, or `null` when it does not exist. A `watch` fires on creation, change or
+   * deletion. `consistency` and `after` as for {@link getData}.
+   */
+  exists(path: string, options: ReadOptions = {}): Promise<Stat | null> {
     return operations.exists(this.#rp, path, options);
   }
 
-  /** The node's data and Stat. A `watch` fires on the next change or deletion. */
-  getData(path: string, options: WatchOptions = {}): Promise<DataResult> {
+  /**
+   * The node's data and Stat. A `watch` fires on the next change or deletion.
+   * `consistency: 'linearizable'` returns what every write completed before the call left (the
+   * quorum proof's no-op write goes first, shared by all the reads of the tick); `'sync'` syncs
+   * first; default: the client's `readConsistency`, else `'plain'`. `after: token` returns data at
+   * least as new as the causal token names. See the Consistency guide.
+   *
+   * @example
+   * ```ts
+   * const { data } = await zk.getData('/config', { consistency: 'linearizable' });
+   * const fresh = await zk.getData('/config', { after: tokenFromAnotherProcess });
+   * ```
+   */
+  getData(path: string, options: ReadOptions = {}): Promise<DataResult> {
     return operations.getData(this.#rp, path, options);
   }
 
@@ -295,13 +332,16 @@ export class ZooKeeper implements AsyncDisposable {
     return operations.setACL(this.#rp, path, acl, options);
   }
 
-  /** The names of the node's children (unordered). A `watch` fires when a child is added or removed, or the node deleted. */
-  getChildren(path: string, options: WatchOptions = {}): Promise<string[]> {
+  /**
+   * The names of the node's children (unordered). A `watch` fires when a child is added or
+   * removed, or the node deleted. `consistency` and `after` as for {@link getData}.
+   */
+  getChildren(path: string, options: ReadOptions = {}): Promise<string[]> {
     return operations.getChildren(this.#rp, path, options);
   }
 
   /** Like {@link getChildren}, and also the parent's Stat (the `getChildren2` operation). */
-  getChildrenWithStat(path: string, options: WatchOptions = {}): Promise<{ children: string[]; stat: Stat }> {
+  getChildrenWithStat(path: string, options: ReadOptions = {}): Promise<{ children: string[]; stat: Stat }> {
     return operations.getChildrenWithStat(this.#rp, path, options);
   }
 
@@ -338,8 +378,11 @@ export class ZooKeeper implements AsyncDisposable {
     return new Transaction(this, this.#chroot);
   }
 
-  /** Reads several nodes in one round trip (3.6+); each result is a value or an error. */
-  async multiRead(ops: readonly MultiReadOp[], options: CallOptions = {}): Promise<MultiReadResult[]> {
+  /**
+   * Reads several nodes in one round trip (3.6+); each result is a value or an error. All of them
+   * see one state; `consistency` and `after` as for {@link getData}.
+   */
+  async multiRead(ops: readonly MultiReadOp[], options: MultiReadOptions = {}): Promise<MultiReadResult[]> {
     return executeMultiRead(this, this.#chroot, ops, options);
   }
 

@@ -32,4 +32,6 @@ export interface SessionOptions {
   serverTickTime?: number | undefined;
   /** How the quorum proof is kept (see quorum-proof.ts); default 'auto'. */
   leaseProof?: LeaseProofMode | undefined;
+  /** A causal token's zxid given at connect: the first handshake's lastZxidSeen (no server behind it grants the session). */
+  after?: bigint | undefined;
 }

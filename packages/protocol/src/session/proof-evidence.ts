@@ -40,8 +40,9 @@ export interface ProofSender {
 /**
  * A proof request: a multi of one check of the root (chroot), committed even when the check
  * fails, or a sync of the root. Sent through the session's request path, which reports it to the proof.
+ * Resolves with its reply header's err (0: committed); the fenced reads check it (read-fence.ts).
  */
-export async function sendProofRequest(session: ProofSender, kind: 'write' | 'sync'): Promise<void> {
+export async function sendProofRequest(session: ProofSender, kind: 'write' | 'sync'): Promise<number> {
   const path = session.chroot === '' ? '/' : session.chroot;
   const sentAt = performance.now();
   // On a channel of its own (zk:proof): operators and the bench see the proof's cost, and counts
@@ -53,6 +54,7 @@ export async function sendProofRequest(session: ProofSender, kind: 'write' | 'sy
         ? await session.request(OpCode.multi, (w) => writeMultiRequest(w, [{ type: OpCode.check, path, version: -1 }]))
         : await session.request(OpCode.sync, (w) => writeSyncRequest(w, { path }));
     err = reply.err;
+    return err;
   } finally {
     // `proven` is read after the proof has taken this answer in (a microtask later).
     if (proofChannel.hasSubscribers) queueMicrotask(() => proofChannel.publish({ sessionId: session.sessionId(), kind, err, durationMs: performance.now() - sentAt, proven: session.proven() }));

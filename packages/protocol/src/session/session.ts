@@ -23,7 +23,7 @@ import { WatchRegistry } from './watches.js';
 import { ConnectFailures } from './connect-failures.js';
 import { QuorumProof, type LeaseProofMode } from './quorum-proof.js';
 import { EventDelivery } from './event-delivery.js';
-import { PROVES, sendProofRequest } from './proof-evidence.js';
+import { PROVES, sendProofRequest, type ProofSender } from './proof-evidence.js';
 import { openConnection, type DialingSession } from './dial.js';
 import type { SessionOptions } from './options.js';
 import { ReadWriteProbe, ServerChoice } from './server-choice.js';
@@ -67,6 +67,7 @@ export class Session {
   readonly #events: EventDelivery;
   readonly #dialing: DialingSession;
   readonly #proof: QuorumProof;
+  readonly #proofSender: ProofSender;
 
   constructor(options: SessionOptions) {
     this.#options = options;
@@ -95,6 +96,7 @@ export class Session {
       debug: (format, ...args) => this.#debug(format, ...args),
     };
     const proofSender = { request: (type: number, write: (w: JuteWriter) => void) => this.request(type, write, undefined), chroot: options.chroot, sessionId: () => this.#sessionId, proven: () => this.#proof.proven };
+    this.#proofSender = proofSender;
     this.#proof = new QuorumProof(
       {
         timeout: () => this.#negotiatedTimeout || this.#options.sessionTimeout,
@@ -105,6 +107,9 @@ export class Session {
       options.serverTickTime,
       options.leaseProof,
     );
+    // A causal token given at connect (`after`): a server that has not applied it refuses the
+    // handshake (ZooKeeperServer.processConnectRequest: "client must try another server").
+    if (options.after !== undefined) this.#lastZxid = options.after;
     if (options.session) {
       this.#sessionId = options.session.id;
       this.#passwd = options.session.password;
@@ -368,6 +373,15 @@ export class Session {
   /**
    * The generation of the server this session is connected to (`'legacy'`: 3.4): known, a
    * promise of it while its probe is out, or undefined when not connected.
+  /**
+   * Sends the quorum proof's own request of `kind` now (a no-op write or a sync of the root),
+   * reported to the proof like any other; resolves with its reply header's err. The fenced reads'
+   * fence (read-fence.ts).
+   */
+  proofRequest(kind: 'write' | 'sync'): Promise<number> {
+    return sendProofRequest(this.#proofSender, kind);
+  }
+
    */
   serverGeneration(): ServerGeneration | Promise<ServerGeneration> | undefined {
     const conn = this.#connection;
