@@ -193,6 +193,8 @@ async function check(): Promise<number> {
     return 0;
   } catch (err) {
     process.stderr.write(`check failed: ${(err as Error).name}: ${(err as Error).message}\n`);
+    // The library's message asks whether ZooKeeper runs there; in this checkout, say how to start one.
+    if (/\bECONNREFUSED\b/.test((err as Error).message)) process.stderr.write('In this checkout, `npm run zk -- start` starts one on 127.0.0.1:2181.\n');
     return 1;
   }
 }

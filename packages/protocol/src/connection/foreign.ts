@@ -6,6 +6,9 @@
  * for an HTTP server.
  */
 
+/** How the handshake's error for such a port begins: `not a ZooKeeper server (it answered like HTTP: ...)`. */
+export const NOT_ZOOKEEPER = 'not a ZooKeeper server';
+
 /** Most characters of a foreign reply's first line quoted in the error. */
 const QUOTE_MAX = 60;
 

@@ -10,7 +10,7 @@ import { readConnectResponse, readReplyHeader, writeConnectRequest, type Connect
 import { JuteReader } from '../jute/reader.js';
 import { JuteWriter } from '../jute/writer.js';
 import { setLongTimeout } from '../util/timer.js';
-import { foreignProtocol } from './foreign.js';
+import { foreignProtocol, NOT_ZOOKEEPER } from './foreign.js';
 import type { Transport } from './transport.js';
 
 /** The session the server granted on a connection. */
@@ -149,7 +149,7 @@ export function exchangeHandshake(
     transport.onData((chunk) => {
       buffered = buffered === undefined ? chunk : Buffer.concat([buffered, chunk]);
       const other = foreignProtocol(buffered);
-      if (other !== undefined) return finish(new DecodeError(`not a ZooKeeper server (${other})`));
+      if (other !== undefined) return finish(new DecodeError(`${NOT_ZOOKEEPER} (${other})`));
       if (buffered.length < 4) return;
       const length = buffered.readInt32BE(0);
       if (length < 0) return finish(new DecodeError(`negative frame length ${length} in the handshake reply`));

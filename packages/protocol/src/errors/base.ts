@@ -23,6 +23,11 @@ export interface ErrorContext {
   cause?: unknown;
   /** True when the request never left the client (see {@link ZooKeeperError.notSent}). */
   notSent?: boolean | undefined;
+  /**
+   * Overrides what the code says of {@link ZooKeeperError.isRetryable}: the client sets it false
+   * on a connect that failed for good (every host not a ZooKeeper server, or not found).
+   */
+  retryable?: boolean | undefined;
 }
 
 /**
@@ -69,6 +74,7 @@ export class ZooKeeperError extends Error {
    * is. False when unknown.
    */
   readonly notSent: boolean;
+  readonly #retryable: boolean | undefined;
 
   /**
    * @param code A ZooKeeper error code ({@link ErrorCode}); any number is kept as it is.
@@ -84,6 +90,7 @@ export class ZooKeeperError extends Error {
     this.op = context.op;
     this.path = context.path;
     this.notSent = context.notSent === true;
+    this.#retryable = context.retryable;
   }
 
   /**
@@ -91,9 +98,11 @@ export class ZooKeeperError extends Error {
    * connection loss, the call's deadline (RequestTimeout), operation timeout, throttling, a
    * session moved. A retry of a write after
    * connection loss may apply it twice: the caller decides; this library never does it silently.
+   * False for a connect that failed for good, though its code is ConnectionLoss: every host
+   * answered as another kind of server, or its name does not exist (repeating cannot help).
    */
   get isRetryable(): boolean {
-    return retryable.has(this.code);
+    return this.#retryable ?? retryable.has(this.code);
   }
 }
 

@@ -2,8 +2,15 @@
  * The failures of an initial connect, kept small. The connect retries every server in rounds
  * until `connectTimeout` has passed, so a refused port gives the same error a dozen times or more
  * (and a long `connectTimeout` could give millions): only the distinct ones are kept, with a count.
+ *
+ * Some failures are definitive: a host whose name does not exist (ENOTFOUND), or a port that
+ * another kind of server answers ("not a ZooKeeper server": HTTP, SSH, TLS, a text banner).
+ * Trying again cannot change them, so once every host has failed that way the connect stops
+ * (within one round) and its error is not retryable. A refused or silent port is not
+ * definitive: ZooKeeper may be starting or restarting there.
  */
-import { ConnectionLossError } from '../errors.js';
+import { NOT_ZOOKEEPER } from '../connection/foreign.js';
+import { ConnectionLossError, DecodeError } from '../errors.js';
 import type { HostAddress } from './hosts.js';
 
 /** Distinct errors kept in the final error's `cause`. */
@@ -16,6 +23,8 @@ export class ConnectFailures {
   readonly #hosts: readonly HostAddress[];
   /** First error of each distinct message, with how often it came. */
   readonly #distinct = new Map<string, { error: unknown; count: number }>();
+  /** The hosts (as `host:port`) whose latest attempt failed definitively. */
+  readonly #definitive = new Set<string>();
   #attempts = 0;
   #dropped = 0;
 
@@ -28,8 +37,23 @@ export class ConnectFailures {
     return this.#attempts;
   }
 
-  /** Records the errors of failed attempts (one each). */
-  add(errors: readonly unknown[]): void {
+  /**
+   * True once every host's latest attempt failed definitively (see above): rounds more would
+   * fail the same way.
+   */
+  get definitive(): boolean {
+    return this.#hosts.every((h) => this.#definitive.has(labelOf(h)));
+  }
+
+  /**
+   * Records the errors of failed attempts (one each); with `host`, they are that host's latest
+   * attempt (one error per address it resolved to, or its resolver's error).
+   */
+  add(errors: readonly unknown[], host?: HostAddress): void {
+    if (host) {
+      if (errors.length > 0 && errors.every(isDefinitive)) this.#definitive.add(labelOf(host));
+      else this.#definitive.delete(labelOf(host));
+    }
     for (const error of errors) {
       this.#attempts++;
       const key = keyOf(error);
@@ -43,9 +67,10 @@ export class ConnectFailures {
   /**
    * The error the connect fails with: `could not connect to 127.0.0.1:1 (3 attempts): connect
    * ECONNREFUSED 127.0.0.1:1`, its `cause` an AggregateError of the distinct errors (at most 10).
+   * When every host failed definitively, it says so and `isRetryable` is false.
    */
   error(): ConnectionLossError {
-    const hosts = this.#hosts.map((h) => `${h.host}:${h.port}`).join(', ');
+    const hosts = this.#hosts.map(labelOf).join(', ');
     const distinct = [...this.#distinct.values()];
     const shown = distinct.slice(0, MAX_QUOTED);
     const quoted = shown.map(({ error, count }) => `${messageOf(error)}${distinct.length > 1 && count > 1 ? ` (x${count})` : ''}`);
@@ -54,8 +79,11 @@ export class ConnectFailures {
     const attempts = plural(this.#attempts, 'attempt');
     const summary = distinct.length === 0 ? 'no attempt was made' : `${quoted.join('; ')}${more}`;
     const hints = whatToCheck(distinct.map((d) => d.error), hosts);
+    const definitive = this.definitive;
+    if (definitive) hints.push(`Not retried: ${this.#hosts.length === 1 ? 'the host' : 'every host'} failed in a way that trying again cannot change.`);
     return new ConnectionLossError(`could not connect to ${hosts} (${attempts}): ${summary}${hints.length > 0 ? `. ${hints.join(' ')}` : ''}`, {
       op: 'connect',
+      ...(definitive ? { retryable: false } : {}),
       cause: new AggregateError(
         distinct.map((d) => d.error),
         `${attempts} failed with ${this.#dropped > 0 ? `more than ${distinct.length} distinct errors` : plural(distinct.length, 'distinct error')}`,
@@ -82,7 +110,7 @@ function whatToCheck(errors: readonly unknown[], hosts: string): string[] {
   const said = (pattern: RegExp) => texts.some((t) => pattern.test(t));
   const hints: string[] = [];
   if (codes.has('ECONNREFUSED') || said(/\bECONNREFUSED\b/)) {
-    hints.push(`Nothing accepted the connection: is ZooKeeper running at ${hosts}? (In a checkout of this project, \`npm run zk -- start\` starts one on 127.0.0.1:2181.)`);
+    hints.push(`Nothing accepted the connection: is ZooKeeper running at ${hosts}?`);
   }
   if (said(/no handshake reply within/)) {
     hints.push('A server accepted the connection but never answered the ZooKeeper handshake: is that a ZooKeeper client port (clientPort or secureClientPort, not a quorum, election or admin port), and plain or TLS as the server expects?');
@@ -91,6 +119,23 @@ function whatToCheck(errors: readonly unknown[], hosts: string): string[] {
     hints.push('A host name did not resolve: check its spelling and this machine\'s DNS.');
   }
   return hints;
+}
+
+/**
+ * Whether an attempt's error is one that trying again cannot change: the host's name does not
+ * exist (ENOTFOUND; not EAI_AGAIN, a resolver that did not answer), or the port answered as
+ * another kind of server (handshake.ts's "not a ZooKeeper server").
+ */
+function isDefinitive(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOTFOUND') return true;
+    if (e instanceof DecodeError && e.message.startsWith(NOT_ZOOKEEPER)) return true;
+  }
+  return false;
+}
+
+function labelOf(h: HostAddress): string {
+  return `${h.host}:${h.port}`;
 }
 
 function plural(n: number, noun: string): string {

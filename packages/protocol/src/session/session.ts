@@ -249,8 +249,11 @@ export class Session {
     pause.next(); // no pause before the first round
     for (let attempt = 1; ; attempt++) {
       signal?.throwIfAborted();
-      if (await this.#attempt(signal, errors)) return;
-      failures.add(errors.splice(0));
+      const tried = await this.#attempt(signal, errors);
+      if (tried === true) return;
+      failures.add(errors.splice(0), tried);
+      // Every host failed in a way another round cannot change (connect-failures.ts).
+      if (failures.definitive) break;
       if (attempt % this.#servers.hosts.length !== 0) continue;
       const left = deadline - performance.now();
       if (left <= 0) break;
@@ -272,9 +275,9 @@ export class Session {
    * One connection attempt to the next host in the ring: its name resolved now (every round
    * resolves again, so a replaced server is found at its new address), then each of its
    * addresses in {@link dialOrder} until one takes. A name that does not resolve fails the
-   * attempt with the resolver's error. True when a connection took.
+   * attempt with the resolver's error. True when a connection took, else the host tried.
    */
-  async #attempt(signal: AbortSignal | undefined, errors: unknown[], prove = false): Promise<boolean> {
+  async #attempt(signal: AbortSignal | undefined, errors: unknown[], prove = false): Promise<true | HostAddress> {
     const { host, preferred } = this.#servers.next();
     let endpoints: Endpoint[];
     if (preferred) endpoints = [preferred];
@@ -285,14 +288,14 @@ export class Session {
       } catch (err) {
         this.#debug('%s', (err as Error)?.message);
         errors.push(err);
-        return false;
+        return host;
       }
     }
     for (const endpoint of endpoints) {
-      if (signal?.aborted || this.#keeper.state === 'closed') return false;
+      if (signal?.aborted || this.#keeper.state === 'closed') return host;
       if (await this.#dial(endpoint, signal, errors, prove)) return true;
     }
-    return false;
+    return host;
   }
 
   /** Dials one address of a host, handshakes and re-arms (dial.ts). True when the connection took. */
@@ -452,7 +455,7 @@ export class Session {
       if (delay > 0) await sleep(delay);
       if (isTerminal(this.#keeper.state)) return;
       try {
-        if (await this.#attempt(undefined, errors, true)) return;
+        if ((await this.#attempt(undefined, errors, true)) === true) return;
       } catch {
         return; // expired or auth failed: the state says so
       }
