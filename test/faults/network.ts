@@ -207,8 +207,16 @@ export async function partitionHolders(ctx: NemesisContext, cast: Cast & { mode:
   try {
     const victims = await slowVictims(run, cast);
     const deadline = run.fx.startedAt + cast.durationMs - cast.partitionMs - 1500;
-    for (let attempt = 0; Date.now() < deadline; attempt++) {
+    // On a loaded machine (a JVM that takes seconds to start, a test file running beside this
+    // one) the window may hold too few strikes: the run goes on for at most half a window more
+    // until it has them, with fresh slow victims when the first ones have ended.
+    const lastChance = deadline + cast.durationMs / 2;
+    const enough = () => struck.length >= cast.minStrikes && (cast.javas === 0 || new Set(struck.map((x) => langOf(x.who))).size === 2);
+    for (let attempt = 0; Date.now() < deadline || (!enough() && Date.now() < lastChance); attempt++) {
       const lang: Lang = cast.javas > 0 && attempt % 2 === 0 ? 'java' : 'node';
+      if (Date.now() >= deadline && ![...victims].some((v) => langOf(v) === lang && run.fx.get(v)?.running)) {
+        victims.add((await run.spawn(lang, lastChance - Date.now() + cast.partitionMs + 3000, undefined, cast.slowWorkMs)).who);
+      }
       // A hold that begins from now on, so all of it (3 x slowWorkMs) is ahead when the strike comes.
       const since = process.hrtime.bigint();
       const who = await run.holder((w) => victims.has(w) && langOf(w) === lang && run.acquiredAfter(w, since), 8000, true);
@@ -295,19 +303,30 @@ export async function mixedSigkill(ctx: NemesisContext, cast: Cast & { everyMs: 
   const run = await ProxiedRun.start(ctx, cast);
   const killed: Record<Lang, number> = { node: 0, java: 0 };
   const deadline = run.fx.startedAt + cast.durationMs - 3000;
+  // On a loaded machine (a JVM that takes seconds to start, a test file running beside this one)
+  // the window may hold too few kills: the schedule goes on for at most half a window more until
+  // it has them, its replacements living to that later end.
+  const lastChance = deadline + cast.durationMs / 2;
+  const enough = () => killed.node + killed.java >= cast.minKills && (cast.javas === 0 || (killed.java >= 1 && killed.node >= 1));
+  let extra = 0;
   try {
-    while (Date.now() < deadline) {
+    while (Date.now() < deadline || (!enough() && Date.now() < lastChance)) {
       await sleep(cast.everyMs); // the nemesis's schedule
+      const end = Date.now() < deadline ? deadline : lastChance;
       const want: Lang = killed.java <= killed.node ? 'java' : 'node';
       // A holder of the wanted language within 3 s, else whoever holds now: near the end of the
       // run the replacements (short-lived) may be gone and a hand-over may be waiting for an
       // expiry, so no holder at all is a skipped strike, not a failure.
       const who = (await run.holder((w) => langOf(w) === want, 3000, true)) ?? run.fx.holder();
       const victim = run.fx.get(who ?? '');
-      if (!who || !victim?.running) continue;
+      if (!who || !victim?.running) {
+        // Past the window the first cast has ended: someone of the wanted language to strike.
+        if (Date.now() >= deadline && extra++ < 2) await run.spawn(want, Math.max(1000, lastChance - Date.now() + 1000));
+        continue;
+      }
       victim.kill();
       killed[langOf(who)]++;
-      await run.spawn(langOf(who), Math.max(1000, deadline - Date.now() + 1000));
+      await run.spawn(langOf(who), Math.max(1000, end - Date.now() + 1000));
     }
   } catch (err) {
     await run.close();
