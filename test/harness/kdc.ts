@@ -32,7 +32,7 @@ export interface TestKdc {
   /** KRB5_CONFIG and KRB5_KDC_PROFILE for child processes (kinit, ktutil, klist, a JVM). */
   readonly env: NodeJS.ProcessEnv;
   /** Adds a principal with a password, or a random key; `enctypes` limits its keys (default: all of TEST_ENCTYPES). */
-  addPrincipal(name: string, options?: { password?: string; enctypes?: readonly string[]; maxLife?: string }): void;
+  addPrincipal(name: string, options?: { password?: string; enctypes?: readonly string[]; maxLife?: string; requiresPreauth?: boolean }): void;
   /** Writes the principal's keys to a keytab file (without changing them) and returns its path. */
   keytab(name: string, file?: string): string;
   /** Runs kinit into a FILE: ccache with a password (on stdin) or a keytab; returns the ccache path. */
@@ -187,7 +187,9 @@ export async function startKdc(options: { realm?: string; maxLife?: string; cloc
       const keysalts = (opts.enctypes ?? TEST_ENCTYPES).map((e) => `${e}:normal`).join(',');
       const life = opts.maxLife ? ` -maxlife "${opts.maxLife}"` : '';
       const key = opts.password !== undefined ? `-pw "${opts.password}"` : '-randkey';
-      kadmin(`addprinc -e "${keysalts}"${life} ${key} ${name}`);
+      // Pre-authentication required by default, as real realms set it (so AS-REQs exercise PA-ENC-TIMESTAMP).
+      const preauth = opts.requiresPreauth === false ? '' : ' +requires_preauth';
+      kadmin(`addprinc -e "${keysalts}"${life}${preauth} ${key} ${name}`);
     },
     keytab(name, file = join(dir, `${name.replace(/[^A-Za-z0-9.-]/g, '_')}.keytab`)) {
       kadmin(`ktadd -k ${file} -norandkey ${name}`);

@@ -28,10 +28,17 @@ describe('layers - imports', () => {
     }
   });
 
-  it('only connection/transport.ts touches sockets', () => {
+  it('only connection/transport.ts touches sockets (and kerberos/kdc-transport.ts, for the KDC)', () => {
+    const allowed = [join('connection', 'transport.ts'), join('kerberos', 'kdc-transport.ts')];
     for (const file of sources(protocol)) {
-      const net = imports(file).filter((i) => i === 'node:net' || i === 'node:tls');
-      if (relative(protocol, file) !== join('connection', 'transport.ts')) expect(net.filter((i) => i === 'node:net'), relative(root, file)).toEqual([]);
+      const net = imports(file).filter((i) => i === 'node:net' || i === 'node:tls' || i === 'node:dgram');
+      if (!allowed.includes(relative(protocol, file))) expect(net.filter((i) => i !== 'node:tls'), relative(root, file)).toEqual([]);
+    }
+  });
+
+  it('kerberos/ (issue 40) imports only Node built-ins and its own files', () => {
+    for (const file of sources(join(protocol, 'kerberos'))) {
+      expect(imports(file).filter((i) => !i.startsWith('node:') && !(i.startsWith('./') && !i.includes('/', 2))), relative(root, file)).toEqual([]);
     }
   });
 

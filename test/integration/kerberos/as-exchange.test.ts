@@ -1,0 +1,116 @@
+import { inspect } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requestTgt } from '../../../packages/protocol/src/kerberos/as-exchange.js';
+import { keytabKeys, passwordKeys } from '../../../packages/protocol/src/kerberos/credential.js';
+import { KdcUnreachableError, NoUsableEnctypeError, PreauthFailedError, PrincipalUnknownError } from '../../../packages/protocol/src/kerberos/errors.js';
+import { keysFor, readKeytab } from '../../../packages/protocol/src/kerberos/keytab.js';
+import { parsePrincipal, principalText } from '../../../packages/protocol/src/kerberos/principal.js';
+import { freePorts } from '../../harness/ports.js';
+import { timing, waitFor } from '../../harness/timing.js';
+import { startKdc, TEST_ENCTYPES, type TestKdc } from '../../harness/kdc.js';
+
+const PASSWORD = 'alice-pw-Ω';
+
+describe('kerberos - AS exchange against a real MIT KDC', () => {
+  let kdc: TestKdc;
+  const kdcs = () => [{ host: kdc.host, port: kdc.port }];
+  beforeAll(async () => {
+    kdc = await startKdc();
+    kdc.addPrincipal('alice', { password: PASSWORD });
+    kdc.addPrincipal('nopreauth', { password: PASSWORD, requiresPreauth: false });
+    kdc.addPrincipal('zookeeper/localhost');
+    for (const e of TEST_ENCTYPES) kdc.addPrincipal(`only-${e}`, { password: PASSWORD, enctypes: [e] });
+  });
+  afterAll(async () => {
+    await kdc?.stop();
+  });
+
+  it('as-exchange - a password gets a TGT after PA-ENC-TIMESTAMP pre-authentication (strongest enctype)', async () => {
+    const client = parsePrincipal('alice', kdc.realm);
+    const tgt = await requestTgt({ client, keys: passwordKeys(PASSWORD, client), kdcs: kdcs() });
+    expect(principalText(tgt.server)).toBe('krbtgt/ZK.TEST@ZK.TEST');
+    expect(principalText(tgt.client)).toBe('alice@ZK.TEST');
+    expect(tgt.sessionKey().enctype).toBe(20);
+    expect(tgt.times.endtime.getTime()).toBeGreaterThan(Date.now());
+    // The KDC's log is written through stdio buffering: wait for the line.
+    await waitFor('the KDC to log the issue', () => (/NEEDED_PREAUTH: alice@ZK.TEST[^]*ISSUE: .*alice@ZK.TEST for krbtgt/.test(kdc.log()) ? true : undefined), timing(5_000));
+  });
+
+  for (const e of TEST_ENCTYPES) {
+    it(`as-exchange - a principal with only ${e} keys (pre-authentication and AS-REP in that enctype)`, async () => {
+      const client = parsePrincipal(`only-${e}`, kdc.realm);
+      const tgt = await requestTgt({ client, keys: passwordKeys(PASSWORD, client), kdcs: kdcs() });
+      expect(principalText(tgt.client)).toBe(`only-${e}@ZK.TEST`);
+      const issued = new RegExp(`ISSUE: authtime \\d+, etypes \\{rep=${e}\\(\\d+\\).*only-${e}@ZK.TEST for krbtgt`);
+      await waitFor(`the KDC to log a reply in ${e}`, () => (issued.test(kdc.log()) ? true : undefined), timing(5_000));
+    });
+  }
+
+  it('as-exchange - a principal without requires_preauth: the salt comes from the AS-REP', async () => {
+    const client = parsePrincipal('nopreauth', kdc.realm);
+    const tgt = await requestTgt({ client, keys: passwordKeys(PASSWORD, client), kdcs: kdcs() });
+    expect(principalText(tgt.client)).toBe('nopreauth@ZK.TEST');
+  });
+
+  it('as-exchange - a keytab made by kadmin.local gets a TGT, over TCP and over UDP', async () => {
+    const path = kdc.keytab('zookeeper/localhost');
+    const entries = await readKeytab(path);
+    const service = parsePrincipal('zookeeper/localhost', kdc.realm);
+    expect(entries.map((e) => e.key.enctype).sort()).toEqual([17, 18, 19, 20]);
+    for (const transport of ['tcp', 'udp'] as const) {
+      const tgt = await requestTgt({ client: service, keys: keytabKeys(keysFor(entries, service)), kdcs: kdcs(), transport: { transport } });
+      expect(principalText(tgt.client)).toBe('zookeeper/localhost@ZK.TEST');
+    }
+  });
+
+  it('as-exchange - a wrong password is PreauthFailedError "pre-authentication failed", with no secret in it', async () => {
+    const client = parsePrincipal('alice', kdc.realm);
+    const err = await requestTgt({ client, keys: passwordKeys('wrong-password', client), kdcs: kdcs() }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PreauthFailedError);
+    expect((err as Error).message).toMatch(/pre-authentication failed for alice@ZK.TEST/);
+    expect((err as PreauthFailedError).code).toBe(24);
+    expect(`${(err as Error).message} ${inspect(err)}`).not.toContain('wrong-password');
+  });
+
+  it('as-exchange - a wrong password on a principal without preauth fails at decryption as PreauthFailedError', async () => {
+    const client = parsePrincipal('nopreauth', kdc.realm);
+    await expect(requestTgt({ client, keys: passwordKeys('nope', client), kdcs: kdcs() })).rejects.toThrow(PreauthFailedError);
+  });
+
+  it('as-exchange - an unknown principal is PrincipalUnknownError naming it', async () => {
+    const client = parsePrincipal('mallory', kdc.realm);
+    const err = await requestTgt({ client, keys: passwordKeys('x', client), kdcs: kdcs() }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PrincipalUnknownError);
+    expect((err as Error).message).toContain('mallory@ZK.TEST');
+  });
+
+  it('as-exchange - a keytab with no key of the enctypes asked for is NoUsableEnctypeError', async () => {
+    const path = kdc.keytab('zookeeper/localhost');
+    const service = parsePrincipal('zookeeper/localhost', kdc.realm);
+    const keys = keytabKeys(keysFor(await readKeytab(path), service).filter((k) => k.enctype === 17));
+    await expect(requestTgt({ client: service, keys, kdcs: kdcs(), enctypes: [18] })).rejects.toThrow(NoUsableEnctypeError);
+  });
+
+  it('as-exchange - no KDC listening is KdcUnreachableError naming the address, over both transports', async () => {
+    const [port] = (await freePorts(1)) as [number];
+    const client = parsePrincipal('alice', kdc.realm);
+    const err = await requestTgt({ client, keys: passwordKeys(PASSWORD, client), kdcs: [{ host: '127.0.0.1', port }], transport: { timeout: 500 } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(KdcUnreachableError);
+    expect((err as Error).message).toContain(`127.0.0.1:${port}/udp`);
+    expect((err as Error).message).toContain(`127.0.0.1:${port}/tcp`);
+  });
+
+  it('as-exchange - credentials and keys print without secrets', async () => {
+    const client = parsePrincipal('alice', kdc.realm);
+    const keys = passwordKeys(PASSWORD, client);
+    const tgt = await requestTgt({ client, keys, kdcs: kdcs() });
+    const key = tgt.sessionKey().material().toString('hex');
+    const ticket = tgt.ticket().raw.toString('hex');
+    for (const shown of [inspect(tgt, { depth: 9 }), JSON.stringify(tgt), String(tgt), inspect(keys), JSON.stringify({ keys })]) {
+      expect(shown).not.toContain(key);
+      expect(shown).not.toContain(key.slice(0, 8));
+      expect(shown).not.toContain(ticket.slice(-16));
+      expect(shown).not.toContain(PASSWORD);
+    }
+  });
+});
