@@ -197,6 +197,10 @@ export const WatcherType = {
   Data: 2,
   /** `WatcherType.Any` */
   Any: 3,
+  /** `WatcherType.Persistent` (3.9+, ZOOKEEPER-4472: a 3.8 server answers MARSHALLINGERROR) */
+  Persistent: 4,
+  /** `WatcherType.PersistentRecursive` (3.9+, ZOOKEEPER-4472) */
+  PersistentRecursive: 5,
 } as const;
 /** A numeric watcher type. */
 export type WatcherTypeValue = (typeof WatcherType)[keyof typeof WatcherType];

@@ -7,7 +7,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChannelName, InvalidArgumentError, NodeCache, TreeCache, ZooKeeper, type TreeCacheEvent } from '@zk/protocol';
-import { isZooKeeper34, timing, waitFor, waitForState } from '../../harness/index.js';
+import { isZooKeeper34, timing, waitFor, waitForState, zookeeperLine } from '../../harness/index.js';
 import { proxyToServer, TestSpace } from '../../harness/fixtures.js';
 import { record } from './recorder.js';
 
@@ -151,7 +151,8 @@ describe.skipIf(isZooKeeper34())('tree cache - maxDepth (the hook the node cache
     expect(seen.one.sort()).toEqual(['changed /app', 'created /app/b']);
     expect(seen.zero).toEqual(['changed /app']);
     expect(seen.whole.sort()).toEqual(['changed /app', 'changed /app/a/deep', 'created /app/a/deep/deeper', 'created /app/b']);
-    expect(await zk.checkWatches('/app', { kind: 'persistent' })).toBe(true);
+    // One persistent mode beside the other is asked by its mode on 3.9; a 3.8 server cannot answer that.
+    expect(await zk.checkWatches('/app', { kind: zookeeperLine() === '3.9' ? 'persistent' : 'any' })).toBe(true);
     await Promise.all([one.close(), zero.close(), whole.close()]);
     expect(zk.watchCount).toBe(0);
   });

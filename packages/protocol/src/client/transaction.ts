@@ -2,6 +2,7 @@
  * Transactions (`multi`) and batched reads (`multiRead`).
  */
 import { legacyMultiOps, needsNewerServer } from './legacy.js';
+import { needs39 } from './server-features.js';
 import { SINCE_VERSION } from '../connection/generation.js';
 import { OpCode } from '../constants.js';
 import { brandError, ErrorCode, fromCode, InvalidArgumentError, ZooKeeperError, type ErrorContext } from '../errors.js';
@@ -106,6 +107,27 @@ export class Transaction {
     return this;
   }
 
+  /**
+   * Adds a create whose result carries the new node's Stat (`create2` inside the multi,
+   * ZOOKEEPER-4026), like {@link ZooKeeper.createWithStat}. Needs ZooKeeper 3.9: an older server
+   * takes it as a plain create and answers without the Stat, so on one `commit()` fails with
+   * UnimplementedError before sending anything (3.7.2 and 3.8.2+ have it too, but cannot be told
+   * from 3.8.0 and are refused the same way). Containers and TTL nodes answer with a Stat on
+   * every server: {@link create} gives it for them.
+   *
+   * @example
+   * ```ts
+   * const [made] = await zk.transaction().createWithStat('/jobs/job-', 'x', { mode: CreateMode.PERSISTENT_SEQUENTIAL }).commit();
+   * if (made?.type === 'create') console.log(made.path, made.stat?.czxid);
+   * ```
+   */
+  createWithStat(path: string, data?: Data, options: Omit<CreateOptions, 'signal' | 'timeout' | 'parents' | 'parentAcl'> = {}): this {
+    if ((options as CreateOptions).parents) throw new InvalidArgumentError('parents', 'not available in a transaction: add the parents\' creates before this one, or use ensurePath first');
+    const { request } = this.#zk.prepareCreate(path, data, options, true);
+    this.#ops.push({ op: 'create', path, wire: request });
+    return this;
+  }
+
   /** Adds a delete (`version` -1, the default, matches any). */
   delete(path: string, version = -1): this {
     validatePath(path);
@@ -145,6 +167,13 @@ export class Transaction {
     // only by a multi with such a create made before.
     let generation = this.#zk.serverGeneration();
     if (generation instanceof Promise && ops.some((o) => SINCE_VERSION.has(o.wire.type))) generation = await generation.catch(() => undefined);
+    // A create2 (createWithStat) needs a 3.9 server: checked before anything is sent.
+    const withStat = ops.find((o) => o.wire.type === OpCode.create2);
+    if (withStat !== undefined) {
+      const what = "a create's Stat inside a transaction";
+      if (generation === 'legacy') throw needs39('createWithStat', withStat.path, what, true);
+      await this.#zk.requireServer39('createWithStat', withStat.path, what, options);
+    }
     const wire = generation === 'legacy' ? legacyMultiOps(ops) : ops.map((o) => o.wire);
     const reply = await this.#zk.rawRequest(OpCode.multi, 'multi', ops[0]?.path, (w) => writeMultiRequest(w, wire), readMultiResponse, options, false, wire.length);
     // A failed multi still has err 0 in its reply header; the failure is inside, per op.

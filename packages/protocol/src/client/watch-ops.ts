@@ -12,6 +12,7 @@ import type { WatchedEvent, WatchKind, WatchListener, WatchRegistry } from '../s
 import { callListener } from '../util/listener-errors.js';
 import { addChroot, validatePath } from '../util/paths.js';
 import { chooseWatcherType } from './watch-modes.js';
+import { needs39 as needs39Error } from './server-features.js';
 
 /** Which watches {@link ZooKeeper.removeWatches} and {@link ZooKeeper.checkWatches} address. */
 export type RemovableWatchKind = 'data' | 'child' | 'persistent' | 'persistentRecursive' | 'any';
@@ -23,8 +24,8 @@ export interface WatchContext {
   send(op: number, opName: string, path: string, write: (w: JuteWriter) => void, options: { signal?: AbortSignal | undefined; timeout?: number | undefined }): Promise<Reply<unknown>>;
   /** True when connected to a 3.4 server (for the message of an Unimplemented reply). */
   legacy(): boolean;
-  /** Resolves when the server has the 3.9 watch modes; else rejects with UnimplementedError, nothing sent (server-features.ts). */
-  requireModes(op: string, path: string, options: { signal?: AbortSignal | undefined; timeout?: number | undefined }): Promise<void>;
+  /** Whether the server has the 3.9 watch modes (asked once per connection, server-features.ts). */
+  hasModes(op: string, path: string, options: { signal?: AbortSignal | undefined; timeout?: number | undefined }): Promise<boolean>;
 }
 
 const allKinds: readonly WatchKind[] = ['data', 'exist', 'child', 'persistent', 'persistentRecursive'];
@@ -62,11 +63,12 @@ export async function removeWatches(ctx: WatchContext, path: string, options: { 
   if (matched.length === 0) throw new NoWatcherError(undefined, { op: 'removeWatches', path });
   // The server keeps one watch per (path, kind) for the session: drop it only when no other local listener needs it.
   const othersOnSameWatch = options.listener !== undefined && matched.every((k) => watches.listeners(k, path).length > 1);
-  if (!options.local && !othersOnSameWatch) {
+  // A persistent kind beside other kinds on the path goes by its mode, 3.9+ (watch-modes.ts). An
+  // older server would drop the others too: its watch is kept, and its extra events reach nobody.
+  const { type, needs39 } = chooseWatcherType(kind, kinds, serverWatcherType[kind], watches, path);
+  const serverKeeps = needs39 && !options.local && !othersOnSameWatch && !(await ctx.hasModes('removeWatches', path, options));
+  if (!options.local && !othersOnSameWatch && !serverKeeps) {
     const p = addChroot(ctx.chroot, path);
-    // A persistent kind beside other kinds on the path goes by its mode, 3.9+ (watch-modes.ts).
-    const { type, needs39 } = chooseWatcherType(kind, kinds, serverWatcherType[kind], watches, path);
-    if (needs39) await ctx.requireModes('removeWatches', path, options);
     const reply = await ctx.send(OpCode.removeWatches, 'removeWatches', path, (w) => proto.writeRemoveWatchesRequest(w, { path: p, type }), options);
     if (reply.err === ErrorCode.UNIMPLEMENTED) throw needsNewerServer('removeWatches', path, '3.5', ctx.legacy());
     if (reply.err !== 0 && reply.err !== ErrorCode.NOWATCHER) throw fromCode(reply.err, { op: 'removeWatches', path });
@@ -87,7 +89,8 @@ export async function checkWatches(ctx: WatchContext, path: string, options: { k
   if (!kinds) throw new InvalidArgumentError('kind', `unknown watch kind ${String(kind)}`);
   const p = addChroot(ctx.chroot, path);
   const { type, needs39 } = chooseWatcherType(kind, kinds, serverWatcherType[kind], ctx.watches, path);
-  if (needs39) await ctx.requireModes('checkWatches', path, options);
+  // An older server cannot tell one persistent mode from the other watches of the path.
+  if (needs39 && !(await ctx.hasModes('checkWatches', path, options))) throw needs39Error('checkWatches', path, 'checking one persistent watch mode beside other watches on the path', ctx.legacy());
   const reply = await ctx.send(OpCode.checkWatches, 'checkWatches', path, (w) => proto.writeCheckWatchesRequest(w, { path: p, type }), options);
   if (reply.err === 0) return true;
   if (reply.err === ErrorCode.NOWATCHER) return false;

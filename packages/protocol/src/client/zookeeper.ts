@@ -26,6 +26,7 @@ import { serverListOf, type EnsembleConfig, type ReconfigChange } from './reconf
 import { EnsembleTracker } from './ensemble-tracker.js';
 import type { HostAddress } from '../session/hosts.js';
 import { RequestPath } from './request-path.js';
+import { ServerFeatures } from './server-features.js';
 import { aclFor, create, ensureChroot, prepareCreate } from './create.js';
 import * as operations from './operations.js';
 import { stateStream, watchStream, type StateChange } from './streams.js';
@@ -49,6 +50,7 @@ export class ZooKeeper implements AsyncDisposable {
   readonly #chroot: string;
   readonly #rp: RequestPath;
   readonly #watchContext: WatchContext;
+  readonly #features: ServerFeatures;
   #tracker: EnsembleTracker | undefined;
 
   private constructor(options: ResolvedOptions) {
@@ -56,7 +58,14 @@ export class ZooKeeper implements AsyncDisposable {
     this.#chroot = options.chroot;
     this.#session = new Session(options);
     this.#rp = new RequestPath(this.#session, options);
-    this.#watchContext = { watches: this.#session.watches, chroot: this.#chroot, send: (op, name, path, write, options) => this.#rp.send(op, name, path, write, undefined, options), legacy: () => this.#session.serverGeneration() === 'legacy' };
+    this.#features = new ServerFeatures(this.#rp);
+    this.#watchContext = {
+      watches: this.#session.watches,
+      chroot: this.#chroot,
+      send: (op, name, path, write, options) => this.#rp.send(op, name, path, write, undefined, options),
+      legacy: () => this.#session.serverGeneration() === 'legacy',
+      hasModes: (op, path, options) => this.#features.has(op, path, options),
+    };
   }
 
   /**
@@ -257,6 +266,15 @@ export class ZooKeeper implements AsyncDisposable {
   }
 
   /**
+   * @internal Resolves when the server of the current connection has ZooKeeper 3.9's client
+   * features (watch removal by mode, a create's Stat inside a multi); else rejects with an
+   * UnimplementedError naming `op` before anything but the one probe is sent (server-features.ts).
+   */
+  requireServer39(op: string, path: string | undefined, what: string, options: CallOptions = {}): Promise<void> {
+    return this.#features.require(op, path, what, options);
+  }
+
+  /**
    * @internal Validates a create and returns its wire request (op code included) and reply
    * reader; shared by {@link create} and transactions. Containers and TTL nodes have op codes of
    * their own and always answer with a Stat; a plain create asks for one only when wanted.
@@ -417,13 +435,21 @@ export class ZooKeeper implements AsyncDisposable {
    * when given. The server is asked to drop its watch unless another local listener still needs
    * it; with `local`, only the local registration goes (for when the server is unreachable).
    * Removed listeners get a DataWatchRemoved / ChildWatchRemoved / PersistentWatchRemoved event.
-   * Fails with NoWatcherError when nothing matches.
+   * Fails with NoWatcherError when nothing matches. A persistent kind while other kinds are
+   * watched on the same path is removed on the server by its mode (`WatcherType.Persistent` /
+   * `PersistentRecursive`, ZooKeeper 3.9+); a 3.5-3.8 server cannot remove one mode alone, so
+   * there only the local registration goes and the server's watch stays until the path's other
+   * watches go (its events reach no listener). Alone on its path, it goes as Any, on 3.5+.
    */
   removeWatches(path: string, options: CallOptions & { kind?: RemovableWatchKind; listener?: WatchListener; local?: boolean } = {}): Promise<void> {
     return removeWatches(this.#watchContext, path, options);
   }
 
-  /** True when the server holds a watch of `kind` on `path` for this session (3.5+). */
+  /**
+   * True when the server holds a watch of `kind` on `path` for this session (3.5+). A persistent
+   * kind while this client has other kinds on the path is asked by its mode (3.9+); a 3.5-3.8
+   * server cannot answer that, and the call fails with UnimplementedError before it is sent.
+   */
   checkWatches(path: string, options: CallOptions & { kind?: RemovableWatchKind } = {}): Promise<boolean> {
     return checkWatches(this.#watchContext, path, options);
   }
