@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Prints the fault suite's summary table of the newest run recorded in test/.work/faults-rows.jsonl
-// (written by `npm run test:faults`), as pasted into the README. Uses the built test sources:
+// (written by `npm run test:faults`), as pasted into docs/site/guides/fault-results.md. Uses the built test sources:
 // run `pnpm exec tsc -b` first.
 //   node scripts/faults-table.mjs [rows.jsonl] [--all]   (--all: every run in the file, one table each)
 import { existsSync } from 'node:fs';

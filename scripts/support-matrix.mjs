@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// The README's support matrix, made from a test run's results, never by hand.
+// The support matrix, made from a test run's results, never by hand. It lives on the docs site's
+// "Supported servers and runtimes" page (docs/site/guides/support.md); the README links there.
 //
 //   node scripts/support-matrix.mjs           prints the matrix (markdown)
-//   node scripts/support-matrix.mjs --write   replaces it in README.md, between the markers
+//   node scripts/support-matrix.mjs --write   replaces it in docs/site/guides/support.md, between the markers
 //                                             <!-- support-matrix:start --> and <!-- support-matrix:end -->
 //
 // Inputs (what .ci/run leaves in test/.work/):
@@ -93,7 +94,8 @@ function runtimeTable() {
     const failed = checks.filter((c) => !c.ok && !c.limitation);
     const name = s.kind === 'node' ? 'Node' : s.kind === 'bun' ? 'Bun' : 'Deno';
     const verdict = failed.length > 0 ? `✗ ${failed.length} failed` : '✓';
-    const notes = limited.length > 0 ? `${limited.map((c) => c.check.replace(/^\d+ /, '')).join('; ')} (see [Runtimes](#runtimes))` : '';
+    // The page is docs/site/guides/support.md; the runtimes' limitations are stated in the README.
+    const notes = limited.length > 0 ? `${limited.map((c) => c.check.replace(/^\d+ /, '')).join('; ')} (see [Runtimes](../../../README.md#runtimes))` : '';
     return `| ${name} ${s.version} | ${verdict} ${ok} of ${checks.length} | ${s.readmeForm ?? ''} | ${notes || '–'} |`;
   });
   return ['| Runtime | Checks passed | README examples ran as | Limitations (tested) |', '|---|---|---|---|', ...rows].join('\n');
@@ -103,17 +105,17 @@ const main = readJson(join(work, 'results', `zk-${LINES[0]}.json`));
 const when = main?.startTime ? `From the test run of ${new Date(main.startTime).toISOString().slice(0, 10)} (\`node scripts/support-matrix.mjs\`):\n\n` : '';
 const matrix = `${when}${serverTable()}\n\n${runtimeTable()}\n`;
 if (process.argv.includes('--write')) {
-  const readme = join(root, 'README.md');
-  const text = readFileSync(readme, 'utf8');
+  const page = join(root, 'docs', 'site', 'guides', 'support.md');
+  const text = readFileSync(page, 'utf8');
   const start = '<!-- support-matrix:start -->';
   const end = '<!-- support-matrix:end -->';
   const a = text.indexOf(start);
   const b = text.indexOf(end);
   if (a < 0 || b < a) {
-    process.stderr.write(`[support-matrix] README.md has no ${start} ... ${end} section\n`);
+    process.stderr.write(`[support-matrix] docs/site/guides/support.md has no ${start} ... ${end} section\n`);
     process.exit(1);
   }
-  writeFileSync(readme, `${text.slice(0, a + start.length)}\n${matrix}${text.slice(b)}`);
+  writeFileSync(page, `${text.slice(0, a + start.length)}\n${matrix}${text.slice(b)}`);
 } else {
   process.stdout.write(matrix);
 }

@@ -37,7 +37,7 @@ export interface Sizing {
   processes: number;
   /** Sleep after each write of a hold, ms. */
   workMs: number;
-  /** Minimum acquisitions per second of the run (see the README for how they were chosen). */
+  /** Minimum acquisitions per second of the run (rates.ts says how they were chosen). */
   minPerSecond: number;
   /** Curator participants (InterProcessMutex, `j<i>`) among the contenders, where the nemesis takes them (SIGSTOP, leader kills). */
   javas?: number;

@@ -1,8 +1,8 @@
 /**
  * Minimum acquisition rates (acquisitions per second of the run) of each nemesis, so a run that
  * stalls fails (with the participants' errors) instead of passing on a handful of acquisitions.
- * Chosen from measured CI-size runs on this 2-core machine (README, "Proving the locks under
- * failure") at about a third of the slowest measured rate.
+ * Chosen from measured CI-size runs on this 2-core machine (docs/site/guides/fault-results.md,
+ * moved there from the README) at about a third of the slowest measured rate.
  */
 export const MIN_RATE = {
   /** measured 6.1-7.1/s in five runs */
