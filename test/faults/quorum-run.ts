@@ -190,8 +190,8 @@ export class QuorumRun {
   /**
    * Replaces Node contenders stuck on a closed client: participant.mjs starts a new session when
    * its session is lost or expired, but when that new session cannot connect (its only server
-   * is down or cut off) it keeps the closed client and fails every acquire from then on ("session
-   * closed while acquiring", with a latch's "leadership: " before it, 20 a second). Pinned to one
+   * is down or cut off) it keeps the closed client and fails every acquire from then on ("the
+   * client is closed (acquiring ...)", a latch's "leadership: ... (waiting for leadership of ...)", 20 a second). Pinned to one
    * server, contenders meet that after most strikes. A stuck one holds nothing, so killing it
    * frees no place; a fresh one on the same server takes its part (participant.mjs retries its
    * first connection until it succeeds). Checked every 250 ms for the whole run, so the lock can
@@ -201,7 +201,7 @@ export class QuorumRun {
     for (const p of [...this.fx.participants]) {
       if (!p.running || !p.who.startsWith('n')) continue;
       const last = this.fx.events.findLast((e) => e.who === p.who);
-      if (last?.kind !== 'error' || !last.message.includes('session closed while acquiring')) continue;
+      if (last?.kind !== 'error' || !last.message.includes('the client is closed (')) continue;
       p.kill();
       this.replaced++;
       this.spawn('node', this.pinned.get(p.who)!, this.cast.workMs ?? 20, CONTENDER_MS, false);

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { LeaseLostError, LockError, LockTimeoutError, NotHeldError } from './errors.js';
+import { LeaseEndedError, LeaseLostError, LeaseReleasedError, LeaseRevokedError, LockError, LockTimeoutError, NotHeldError } from './errors.js';
 
 type Errors = typeof import('./errors.js');
 
@@ -34,5 +34,20 @@ describe('lock errors - instanceof across copies of the package', () => {
     expect(new Busy('/l', 0) instanceof LockTimeoutError).toBe(true);
     expect(new LockTimeoutError('/l', 0) instanceof Busy).toBe(false);
     expect(new Busy('/l', 0) instanceof (await secondCopy()).LockError).toBe(true);
+  });
+
+  it('lease end reasons: released, revoked and lost by class and by code, across copies', async () => {
+    const copy = await secondCopy();
+    const released = new copy.LeaseReleasedError('/l');
+    const revoked = new copy.LeaseRevokedError('/l', 'node deleted');
+    const lost = new copy.LeaseLostError('/l', 'session expired');
+    expect([released.code, revoked.code, lost.code]).toEqual(['released', 'revoked', 'lost']);
+    expect([released.name, revoked.name, lost.name]).toEqual(['LeaseReleasedError', 'LeaseRevokedError', 'LeaseLostError']);
+    for (const e of [released, revoked, lost]) expect(e instanceof LeaseEndedError && e instanceof LockError).toBe(true);
+    expect(released instanceof LeaseLostError).toBe(false); // an alert on losses does not fire on a release
+    expect(released instanceof LeaseReleasedError).toBe(true);
+    expect(revoked instanceof LeaseLostError).toBe(true); // revoked is a loss, told apart by class or code
+    expect(lost instanceof LeaseRevokedError).toBe(false);
+    expect(released.message).toBe('lease on /l released');
   });
 });

@@ -37,8 +37,9 @@ export class LockTimeoutError extends LockError {
   override name = 'LockTimeoutError';
   /** The timeout that passed, ms. */
   readonly timeout: number;
-  constructor(path: string, timeout: number) {
-    super(path, timeout === 0 ? `lock ${path} is held` : `lock ${path} not acquired within ${timeout} ms`);
+  /** `message`: what timed out, when it is not a lock (leadership, say); default `lock <path> is held` or `... not acquired within <timeout> ms`. */
+  constructor(path: string, timeout: number, message?: string) {
+    super(path, message ?? (timeout === 0 ? `lock ${path} is held` : `lock ${path} not acquired within ${timeout} ms`));
     this.timeout = timeout;
   }
 }
@@ -49,8 +50,9 @@ export class LockAbortedError extends LockError {
     brandError(this, 'LockAbortedError');
   }
   override name = 'LockAbortedError';
-  constructor(path: string, reason: unknown) {
-    super(path, `acquiring lock ${path} was aborted`, { cause: reason });
+  /** `message`: what was aborted, when it is not a lock's acquire; default `acquiring lock <path> was aborted`. */
+  constructor(path: string, reason: unknown, message?: string) {
+    super(path, message ?? `acquiring lock ${path} was aborted`, { cause: reason });
   }
 }
 
@@ -73,12 +75,76 @@ export class NotHeldError extends LockError {
   override name = 'NotHeldError';
 }
 
-/** The lease is no longer valid (session lost or expired, or the lock node deleted); `cause` says why. */
-export class LeaseLostError extends LockError {
+/**
+ * How a lease ended, as `code` of the reason its `signal` aborts with: `'released'` (this process
+ * released it: nothing went wrong), `'revoked'` (someone else deleted its lock node while our
+ * session lived on), `'lost'` (the session ended, or may have: expired, lost, closed, suspended too
+ * long, or the lease's deadline passed).
+ */
+export type LeaseEndCode = 'released' | 'revoked' | 'lost';
+
+/**
+ * Why a lease ended: the reason of an aborted `lease.signal`. A {@link LeaseReleasedError} for a
+ * release, a {@link LeaseLostError} (or its {@link LeaseRevokedError}) when the hold was taken
+ * away. Tell them apart by class or by `code`; alert on `instanceof LeaseLostError` (or
+ * `code !== 'released'`), not on `abort` alone, which a release fires too.
+ *
+ * @example
+ * ```ts
+ * lease.signal.addEventListener('abort', () => {
+ *   const why = lease.signal.reason as LeaseEndedError;
+ *   if (why.code !== 'released') alert(`lock ${why.path} ${why.code}: ${why.message}`);
+ * });
+ * ```
+ */
+export abstract class LeaseEndedError extends LockError {
+  static {
+    brandError(this, 'LeaseEndedError');
+  }
+  /** How the lease ended. */
+  abstract readonly code: LeaseEndCode;
+}
+
+/**
+ * The reason of a lease's signal once this process ended the hold: `release()` (or `await using`),
+ * or for a {@link Leadership} of a `LeaderSelector`, `interruptLeadership()`, `close()` or the
+ * run's own signal (`cause`: that signal's reason). Not a failure: nothing was taken away.
+ */
+export class LeaseReleasedError extends LeaseEndedError {
+  static {
+    brandError(this, 'LeaseReleasedError');
+  }
+  override name = 'LeaseReleasedError';
+  readonly code = 'released' as const;
+  constructor(path: string, message = `lease on ${path} released`, options?: { cause?: unknown }) {
+    super(path, message, options);
+  }
+}
+
+/**
+ * The lease is no longer valid (session lost or expired, client closed, the lease's deadline
+ * passed, or the lock node deleted); `cause` says why, when there is an error behind it. Also what
+ * an acquire or another wait rejects with when its session ends or is lost.
+ */
+export class LeaseLostError extends LeaseEndedError {
   static {
     brandError(this, 'LeaseLostError');
   }
   override name = 'LeaseLostError';
+  readonly code: 'lost' | 'revoked' = 'lost';
+}
+
+/**
+ * A lease whose lock node was deleted by someone else (an operator, a reaper, a Curator process
+ * deleting it) while our session lived on: lost, but not through the session. A
+ * {@link LeaseLostError}, with `code` `'revoked'`.
+ */
+export class LeaseRevokedError extends LeaseLostError {
+  static {
+    brandError(this, 'LeaseRevokedError');
+  }
+  override name = 'LeaseRevokedError';
+  override readonly code = 'revoked' as const;
 }
 
 /**

@@ -2,7 +2,7 @@
  * A held lock: its fencing token, a signal that aborts when the hold is at risk, and release.
  */
 import { NoNodeError, ZooKeeperError, type SessionState, type Transaction, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
-import { LeaseLostError, NotHeldError, RevocationRequestedError } from './errors.js';
+import { LeaseLostError, LeaseReleasedError, LeaseRevokedError, NotHeldError, RevocationRequestedError, type LeaseEndCode, type LeaseEndedError } from './errors.js';
 import { connected, deleteGuaranteed } from './internal/engine.js';
 import { leaseDeadline, watchProof } from './internal/proof.js';
 import { SessionMembers } from './internal/session-members.js';
@@ -15,6 +15,8 @@ export interface LeaseCore {
   readonly lockPath: string;
   readonly nodePath: string;
   readonly fencingToken: bigint;
+  /** The session that holds the node (its id when the hold began). */
+  readonly sessionId: bigint;
   /**
    * Made when the signal is first asked for ({@link signalOf}), aborted with {@link reason} once
    * the hold is at risk or released: an AbortController and its signal cost about 0.7 KiB of
@@ -26,7 +28,7 @@ export interface LeaseCore {
   aborted: boolean;
   /**
    * Why (a {@link LeaseLostError}), once {@link aborted}; {@link RELEASED} for a plain release,
-   * whose error is made only when someone reads it ({@link reasonOf}).
+   * whose {@link LeaseReleasedError} is made only when someone reads it ({@link reasonOf}).
    */
   reason: unknown;
   /**
@@ -41,6 +43,31 @@ export interface LeaseCore {
   released: boolean;
   /** Stops the guard and deletes the node; called when the last handle is released. */
   end(): Promise<void>;
+  /**
+   * Reads the clock: when the hold's deadline has passed but no timer has said so yet (the
+   * process was paused, or its event loop blocked), aborts it now, with the reason the timer would
+   * have given. Synchronous; nothing when already aborted or released.
+   */
+  check(): void;
+}
+
+/**
+ * What `JSON.stringify(lease)` writes ({@link Lease.toJSON}): the bigints as strings, nothing
+ * secret.
+ */
+export interface LeaseJSON {
+  /** The lock path. */
+  readonly path: string;
+  /** The path of the node that holds the lock for us. */
+  readonly node: string;
+  /** {@link Lease.fencingToken} in decimal (`BigInt(json.fencingToken)` gives it back; in SQL a `numeric(20)`). */
+  readonly fencingToken: string;
+  /** The id of the session that holds the node, in hex with `0x`, as ZooKeeper's logs and `zkCli` print it. */
+  readonly sessionId: string;
+  /** {@link Lease.held} when serialised (the clock read then). */
+  readonly held: boolean;
+  /** How the hold ended ({@link LeaseEndedError.code}), once it has; absent while held. */
+  readonly ended?: LeaseEndCode;
 }
 
 /**
@@ -80,9 +107,17 @@ export class Lease implements AsyncDisposable {
     return this.#core.fencingToken;
   }
   /**
-   * Aborts as soon as the hold is at risk: the session suspended longer than the lock's
-   * `suspendedGrace`, reported lost or expired, the client closed, the lock node deleted by
-   * someone else, or the lease released. `signal.reason` is a {@link LeaseLostError} saying which.
+   * Aborts as soon as the hold is at risk or over. `signal.reason` says which, by class and by
+   * `code` (see {@link LeaseEndedError}):
+   * - {@link LeaseReleasedError}, `code: 'released'`: released through `release()` (or `await using`);
+   * - {@link LeaseRevokedError} (a {@link LeaseLostError}), `code: 'revoked'`: the lock node was
+   *   deleted by someone else while the session lived on;
+   * - {@link LeaseLostError}, `code: 'lost'`: the session suspended longer than the lock's
+   *   `suspendedGrace`, reported lost or expired, the client closed, or the lease's deadline
+   *   passed (found by a timer, or by {@link Lease.held} / {@link Lease.assertHeld} reading the clock).
+   *
+   * Alert on a loss, not on `abort`, which a release fires too:
+   * `if (lease.signal.reason instanceof LeaseLostError) alert(lease.signal.reason)`.
    * A revocation request does not abort it (see {@link Lease.revocationRequested}).
    */
   get signal(): AbortSignal {
@@ -109,15 +144,51 @@ export class Lease implements AsyncDisposable {
   get revocable(): boolean {
     return this.#core.revocable;
   }
-  /** True until this handle is released or the hold is lost. */
+  /**
+   * True until this handle is released or the hold is lost. Reads the clock: when the lease's
+   * deadline has passed (the process was paused, say, longer than the session timeout) it aborts
+   * the lease at once and returns false, even if no timer has run yet to say so. A resumed
+   * process runs its pending continuations before its timers, so `signal.aborted` alone can still
+   * be false there.
+   */
   get held(): boolean {
-    return !this.#released && !this.#core.aborted;
+    if (this.#released) return false;
+    this.#core.check();
+    return !this.#core.aborted;
   }
 
-  /** Throws the loss reason if the hold is at risk or released. */
+  /**
+   * Throws if the hold is at risk or over: the signal's reason (a {@link LeaseLostError}) when it
+   * was lost, a {@link NotHeldError} when this handle was released. Reads the clock as
+   * {@link Lease.held} does, so "assertHeld(), then write" stops a holder whose deadline passed
+   * while it was paused, before the write. It cannot stop a pause that falls between the check and
+   * the write reaching the resource: for that, fence the resource with {@link Lease.fencingToken}.
+   */
   assertHeld(): void {
     if (this.#released) throw new NotHeldError(this.path, `lease on ${this.path} was released`);
+    this.#core.check();
     if (this.#core.aborted) throw reasonOf(this.#core);
+  }
+
+  /**
+   * What `JSON.stringify(lease)` writes: path, node, `fencingToken` as a decimal string,
+   * `sessionId` as hex (`0x...`), `held` (reading the clock, as {@link Lease.held}) and, once the
+   * hold has ended, `ended` (`'released'`, `'revoked'` or `'lost'`). Nothing secret: no session
+   * password, no node data.
+   *
+   * @example
+   * ```ts
+   * JSON.stringify(lease); // {"path":"/locks/a","node":"/locks/a/_c_...-lock-0000000003","fencingToken":"4294967311","sessionId":"0x100004c5e2a0002","held":true}
+   * ```
+   */
+  toJSON(): LeaseJSON {
+    const core = this.#core;
+    const held = this.held;
+    const json: LeaseJSON = { path: core.lockPath, node: core.nodePath, fencingToken: core.fencingToken.toString(), sessionId: `0x${core.sessionId.toString(16)}`, held };
+    if (held) return json;
+    const reason = core.aborted ? reasonOf(core) : undefined;
+    const ended: LeaseEndCode = reason instanceof LeaseLostError ? reason.code : 'released';
+    return { ...json, ended };
   }
 
   /**
@@ -176,14 +247,14 @@ export function signalOf(core: LeaseCore): AbortSignal {
 }
 
 /**
- * @internal The reason a hold ended with a plain release: made into its LeaseLostError (a stack
- * trace is tens of µs) only when read, by {@link reasonOf}; most releases are never asked why.
+ * @internal The reason a hold ended with a plain release: made into its LeaseReleasedError (a
+ * stack trace is tens of µs) only when read, by {@link reasonOf}; most releases are never asked why.
  */
 export const RELEASED: unique symbol = Symbol('released');
 
 /** @internal Why the hold is at risk or released (undefined while it is not). */
 export function reasonOf(core: LeaseCore): unknown {
-  if (core.reason === RELEASED) core.reason = new LeaseLostError(core.lockPath, `lease on ${core.lockPath} released`);
+  if (core.reason === RELEASED) core.reason = new LeaseReleasedError(core.lockPath);
   return core.reason;
 }
 
@@ -221,6 +292,7 @@ class GuardedHold implements LeaseCore {
   readonly lockPath: string;
   readonly nodePath: string;
   readonly fencingToken: bigint;
+  readonly sessionId: bigint;
   controller: AbortController | undefined = undefined;
   aborted = false;
   reason: unknown = undefined;
@@ -233,16 +305,23 @@ class GuardedHold implements LeaseCore {
   released = false;
   readonly #grace: number;
   readonly #onEnd: () => void;
+  /** While suspended: the grace timer, when it is due (performance.now()) and what it will say. */
   #timer: NodeJS.Timeout | undefined = undefined;
+  #timerDue = Infinity;
+  #timerWhy = '';
   readonly #offProof: () => void;
   readonly #lose = (why: string, cause?: unknown): void => {
     if (this.aborted) return;
-    abortCore(this, new LeaseLostError(this.lockPath, `lease on ${this.lockPath} lost: ${why}`, { cause }));
-    if (lostChannel.hasSubscribers) lostChannel.publish({ ...this.#about(), reason: this.reason, heldMs: performance.now() - this.#since });
+    this.#ended(new LeaseLostError(this.lockPath, `lease on ${this.lockPath} lost: ${why}`, { cause }));
+  };
+  /** The node deleted by someone else while the session lives on. */
+  readonly #revoked = (why: string): void => {
+    if (this.aborted) return;
+    this.#ended(new LeaseRevokedError(this.lockPath, `lease on ${this.lockPath} revoked: ${why} (not by this lease's release; the session lives on)`, { cause: new NoNodeError(undefined, { path: this.nodePath }) }));
   };
   readonly #onOwnNode = (e: WatchedEvent): void => {
     if (this.released) return;
-    if (e.type === 'NodeDeleted') this.#lose('the lock node was deleted');
+    if (e.type === 'NodeDeleted') this.#revoked('the lock node was deleted');
     else if (e.type === 'NodeDataChanged') this.#watchOwnNode();
   };
 
@@ -251,6 +330,7 @@ class GuardedHold implements LeaseCore {
     this.lockPath = lockPath;
     this.nodePath = nodePath;
     this.fencingToken = fencingToken;
+    this.sessionId = zk.sessionId;
     this.revocable = revocable;
     this.kind = kind;
     if (holdChannel.hasSubscribers) holdChannel.publish({ event: 'start', ...this.#about() });
@@ -276,6 +356,33 @@ class GuardedHold implements LeaseCore {
     return { kind: this.kind, path: this.lockPath, node: this.nodePath, fencingToken: this.fencingToken, sessionId: this.zk.sessionId };
   }
 
+  #ended(reason: LeaseLostError): void {
+    abortCore(this, reason);
+    if (lostChannel.hasSubscribers) lostChannel.publish({ ...this.#about(), reason, heldMs: performance.now() - this.#since });
+  }
+
+  /**
+   * The timers' verdict, read from the clock (see {@link LeaseCore.check}): the grace timer's
+   * when it is due, else the proof monitor's (internal/proof.ts): at risk from a sixth of the
+   * timeout before the earliest moment the ensemble may expire the session. The same condition
+   * the timers test when they fire; only the order differs: a process resumed from a pause runs
+   * its pending continuations (a resolved promise, an I/O callback, a due timer queued before
+   * ours) before any of our timers, and it is there that a holder checks before it writes. Even a
+   * reply read after the pause cannot make the deadline later: it is dated by its request's send
+   * time, from before the pause.
+   */
+  check(): void {
+    if (this.aborted || this.released) return;
+    const now = performance.now();
+    if (now >= this.#timerDue) return this.#lose(this.#timerWhy);
+    const zk = this.zk;
+    const deadline = leaseDeadline(zk);
+    const late = now - (deadline - Math.floor(zk.sessionTimeout / 6));
+    if (late < 0) return;
+    const left = Math.max(0, Math.round(deadline - now));
+    this.#lose(`the lease's deadline passed ${Math.round(late)} ms ago, found by reading the clock before any timer said so (the process was paused, or its event loop blocked): ${left === 0 ? 'the ensemble may have expired the session' : `the ensemble may expire the session in ${left} ms`}`);
+  }
+
   /** The session's state changed (called for every hold of the session by one listener). */
   onState(state: SessionState): void {
     const zk = this.zk;
@@ -287,13 +394,22 @@ class GuardedHold implements LeaseCore {
       const wait = Math.min(grace, latest);
       const why = wait < grace ? `no reply from the ensemble; it may expire the session in ${Math.round(latest + zk.sessionTimeout / 6)} ms` : `suspended for more than ${grace} ms`;
       if (wait <= 0) this.#lose(why);
-      else this.#timer ??= setTimeout(() => this.#lose(why), Math.ceil(wait));
+      else if (this.#timer === undefined) {
+        this.#timer = setTimeout(() => this.#lose(why), Math.ceil(wait));
+        this.#timerDue = performance.now() + wait;
+        this.#timerWhy = why;
+      }
     } else if (state === 'connected' || state === 'connectedReadOnly') {
-      if (this.#timer) clearTimeout(this.#timer);
-      this.#timer = undefined;
+      this.#stopTimer();
     } else {
       this.#lose(`session ${state}`);
     }
+  }
+
+  #stopTimer(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerDue = Infinity;
   }
 
   // A ZooKeeper watch fires once. A data change (which is how a Curator Revoker asks for the lock)
@@ -310,7 +426,7 @@ class GuardedHold implements LeaseCore {
       },
       (err: unknown) => {
         if (this.released) return;
-        if (err instanceof NoNodeError) return this.#lose('the lock node is gone');
+        if (err instanceof NoNodeError) return this.#revoked('the lock node is gone');
         // Cut off: set the watch again once connected (the state listener covers a session that ends).
         if (err instanceof ZooKeeperError && err.isRetryable) connected(this.zk).then(() => this.#watchOwnNode(), () => undefined);
       },
@@ -321,7 +437,7 @@ class GuardedHold implements LeaseCore {
     this.released = true;
     guarded.delete(this.zk, this);
     this.#offProof();
-    if (this.#timer) clearTimeout(this.#timer);
+    this.#stopTimer();
     this.#onEnd();
     const lost = this.aborted;
     if (holdChannel.hasSubscribers) holdChannel.publish({ event: 'end', ...this.#about(), heldMs: performance.now() - this.#since, lost });

@@ -7,7 +7,7 @@
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ANYONE_ID_UNSAFE, ChannelName, InvalidArgumentError, Perm, type ZooKeeper } from '@zk/protocol';
+import { ANYONE_ID_UNSAFE, ChannelName, ClientClosedError, InvalidArgumentError, Perm, type ZooKeeper } from '@zk/protocol';
 import { Barrier, BarrierAbortedError, BarrierTimeoutError, DoubleBarrier, LeaseLostError, LockAbortedError, LockStateError, LockTimeoutError } from '@zk/locks';
 import { isZooKeeper34, waitFor } from '../../harness/index.js';
 import { TestSpace } from '../../harness/fixtures.js';
@@ -86,13 +86,13 @@ describe('barrier - DistributedBarrier layout', () => {
     await barrier.remove();
   });
 
-  it('a wait whose session is closed rejects with LeaseLostError', async () => {
+  it("a wait whose client is closed rejects with the client's ClientClosedError", async () => {
     const [a, b] = await Promise.all([space.client(), space.client()]);
     await new Barrier(a, '/bar/c').set();
     const waiting = track(new Barrier(b, '/bar/c').wait());
     await waitFor('the watch', () => (b.watchCount === 1 ? true : undefined), 10_000, 10);
     await b.close();
-    await expect(waiting.result).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(waiting.result).rejects.toBeInstanceOf(ClientClosedError);
     await new Barrier(a, '/bar/c').remove();
   });
 });
@@ -187,7 +187,7 @@ describe('double barrier - DistributedDoubleBarrier layout', () => {
     const late = await members[2]!.leave().catch((e: unknown) => e);
     expect(late).toBeInstanceOf(LeaseLostError);
     expect((late as Error).message).toMatch(/session expired while leaving/);
-    await expect(members[3]!.leave()).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(members[3]!.leave()).rejects.toBeInstanceOf(ClientClosedError); // closed: the client's own error
   });
 
   it('a member that dies while entering is not counted; one whose node was deleted by hand still leaves (Curator throws "Our path is missing")', async () => {

@@ -7,7 +7,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ChannelName, InvalidArgumentError, ZooKeeper, type EventMessage } from '@zk/protocol';
-import { LeaderLatch, LeaderSelector, LeaseLostError, LockAbortedError, LockStateError, LockTimeoutError, type Leadership, type LeadershipChange } from '@zk/locks';
+import { LeaderLatch, LeaderSelector, LeaseLostError, LeaseReleasedError, LockAbortedError, LockStateError, LockTimeoutError, type Leadership, type LeadershipChange } from '@zk/locks';
 import { waitFor } from '../../harness/index.js';
 import { proxyToServer, connectString, type TestSpace } from '../../harness/fixtures.js';
 import { holderSuiteHooks, startHolder } from './holder-process.js';
@@ -312,7 +312,9 @@ describe('LeaderSelector', () => {
     for (const n of await nodes('/election/int')) expect(n).toMatch(new RegExp(`^_c_${UUID}-lock-\\d{10}$`));
     expect(first.hasLeadership).toBe(true);
     first.interruptLeadership();
-    expect(await running).toBeInstanceOf(LeaseLostError);
+    // Ended by this process, not lost: a LeaseReleasedError (issue 37 item 7).
+    expect(await running).toBeInstanceOf(LeaseReleasedError);
+    expect(await running).toMatchObject({ code: 'released', message: 'leadership of /election/int interrupted (interruptLeadership())' });
     expect(leadership.held).toBe(false);
     expect(await secondRun).toBe('second');
     expect(await nodes('/election/int')).toEqual([]);

@@ -1,6 +1,6 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChannelName, InvalidArgumentError, OPEN_ACL_UNSAFE, ZooKeeper, type RequestStartMessage } from '@zk/protocol';
+import { ChannelName, ClientClosedError, InvalidArgumentError, OPEN_ACL_UNSAFE, ZooKeeper, type RequestStartMessage } from '@zk/protocol';
 import { ExclusiveLock, inspectExclusive, inspectLock, LeaseLostError, LockAbortedError, LockTimeoutError, LockUpgradeError, Mutex, ReadWriteLock, type Lease, type LockBase } from '@zk/locks';
 import { isZooKeeper34, waitFor } from '../../harness/index.js';
 import { connectString, proxyToServer, TestSpace } from '../../harness/fixtures.js';
@@ -326,7 +326,7 @@ describe('locks - bad input', () => {
     expect(() => lease.assertHeld()).toThrow(/released/);
   });
 
-  it('an acquire whose session is closed during its first round trip rejects with LeaseLostError (no timeout or signal: its bounds are armed only then), and leaves no node', async () => {
+  it("an acquire whose client is closed during its first round trip rejects with the client's ClientClosedError (no timeout or signal: its bounds are armed only then), and leaves no node", async () => {
     // Without a timeout or a signal the first create and listing go out unraced (engine.ts); the
     // session's end fails them, and the bounds armed at that point give the session's reason.
     const outcomes: string[] = [];
@@ -334,23 +334,23 @@ describe('locks - bad input', () => {
       const zk = await ZooKeeper.connect(`${connectString()}${space.root}`, { sessionTimeout: 10_000 });
       const acquiring = new Mutex(zk, '/first/m').acquire().then(
         () => 'held',
-        (e: unknown) => (e instanceof LeaseLostError ? `LeaseLostError: ${e.message}` : String(e)),
+        (e: unknown) => (e instanceof ClientClosedError ? `ClientClosedError: ${e.message}` : String(e)),
       );
       const closing = zk.close();
       outcomes.push(await acquiring);
       await closing;
     }
-    expect(outcomes).toEqual(Array.from({ length: 10 }, () => `LeaseLostError: session closed while acquiring /first/m`));
+    expect(outcomes).toEqual(Array.from({ length: 10 }, () => `ClientClosedError: the client is closed (acquiring /first/m)`));
     expect(await space.children('/first/m')).toEqual([]);
   });
 
-  it('a waiter stops waiting with LeaseLostError when its session ends (every lock kind)', async () => {
+  it("a waiter stops waiting when its client is closed, with the client's ClientClosedError (every lock kind)", async () => {
     const holder = await space.client();
     const held = [await new Mutex(holder, '/end/m').acquire(), await new ExclusiveLock(holder, '/end/x').acquire()];
     for (const make of [(zk: ZooKeeper) => new Mutex(zk, '/end/m'), (zk: ZooKeeper) => new ExclusiveLock(zk, '/end/x')]) {
       const zk = await ZooKeeper.connect(`${connectString()}${space.root}`, { sessionTimeout: 10_000 });
       const waiting = make(zk).acquire();
-      const rejected = expect(waiting).rejects.toBeInstanceOf(LeaseLostError); // handler attached before the close
+      const rejected = expect(waiting).rejects.toBeInstanceOf(ClientClosedError); // handler attached before the close
       await waitFor('the waiter to watch', () => (zk.watchCount > 0 ? true : undefined));
       await zk.close();
       await rejected;

@@ -9,7 +9,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ChannelName, InvalidArgumentError, ZooKeeper, type RequestStartMessage } from '@zk/protocol';
+import { ChannelName, ClientClosedError, InvalidArgumentError, ZooKeeper, type RequestStartMessage } from '@zk/protocol';
 import { LeaseLostError, LockAbortedError, LockTimeoutError, Semaphore, SemaphoreMutex, SharedCount, SharedCountError, type Lease } from '@zk/locks';
 import { isZooKeeper34, waitFor } from '../../harness/index.js';
 import { connectString, proxyToServer, type TestSpace } from '../../harness/fixtures.js';
@@ -231,12 +231,12 @@ describe('semaphore - permits', () => {
     await lease?.release();
   });
 
-  it('a waiter stops with LeaseLostError when its session ends, and its nodes go with it', async () => {
+  it("a waiter stops with the client's ClientClosedError when its client is closed, and its nodes go with it", async () => {
     const holder = await space.client();
     const held = await new Semaphore(holder, '/sem/end', { maxLeases: 1 }).acquire();
     const zk = await ZooKeeper.connect(`${connectString()}${space.root}`, { sessionTimeout: 10_000 });
     const waiting = new Semaphore(zk, '/sem/end', { maxLeases: 1 }).acquire();
-    const rejected = expect(waiting).rejects.toBeInstanceOf(LeaseLostError);
+    const rejected = expect(waiting).rejects.toBeInstanceOf(ClientClosedError);
     await space.untilChildren('/sem/end/leases', 2);
     await waitFor('the waiter to watch', () => (zk.watchCount > 0 ? true : undefined));
     await zk.close();

@@ -45,7 +45,8 @@ export interface BarrierOptions {
  *   leave a creation watch behind after the barrier opened.
  *
  * The wait goes on while the connection is down (the client re-arms the watch when the session
- * resumes) and rejects with {@link LeaseLostError} when the session ends or is lost.
+ * resumes) and rejects with {@link LeaseLostError} when the session ends or is lost (with the
+ * client's `ClientClosedError` when the client was closed).
  *
  * @example
  * ```ts
@@ -105,7 +106,7 @@ export class Barrier {
   /**
    * Waits until the barrier is not set (Curator's `waitOnBarrier`). Rejects with
    * {@link BarrierTimeoutError} after `timeout` ms (`timeout: 0`: unless it is open now),
-   * {@link BarrierAbortedError} on `signal`, {@link LeaseLostError} when the session ends; the
+   * {@link BarrierAbortedError} on `signal`, {@link LeaseLostError} when the session ends (`ClientClosedError` when closed); the
    * watch is removed before it rejects. Bad options throw InvalidArgumentError before any request.
    */
   async wait(options: BarrierWaitOptions = {}): Promise<void> {

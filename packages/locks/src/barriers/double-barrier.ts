@@ -65,7 +65,8 @@ export interface DoubleBarrierOptions {
  * - a member whose node vanished while its session lives (deleted by hand) is treated as
  *   already gone and still waits for the others, where Curator's `leave()` throws
  *   IllegalStateException "Our path is missing". When the session itself ended (expired,
- *   closed), `leave()` rejects at once with {@link LeaseLostError}: the member left the barrier
+ *   closed), `leave()` rejects at once with {@link LeaseLostError} (the client's `ClientClosedError`
+ *   when the client was closed): the member left the barrier
  *   with its session, and the others are not waiting for it;
  * - `enter()` that finds `ready` but no other member (a round whose members all died before
  *   deleting it: `ready` is persistent) deletes the stale `ready` and counts again, where Curator
@@ -154,7 +155,7 @@ export class DoubleBarrier {
    * Leaves: removes this member's node and resolves once every member's node is gone (left, or
    * removed with its session). Rejects with {@link BarrierTimeoutError} or
    * {@link BarrierAbortedError} (this member's node is removed first: it has left, the others
-   * are only not known to have), with {@link LeaseLostError} when the session ended, with
+   * are only not known to have), with {@link LeaseLostError} when the session ended (`ClientClosedError`: closed), with
    * {@link LockStateError} unless inside the barrier. Bad options throw InvalidArgumentError
    * before any request.
    */

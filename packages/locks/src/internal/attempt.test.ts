@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { SessionState, ZooKeeper } from '@zk/protocol';
+import { ClientClosedError, type SessionState, type ZooKeeper } from '@zk/protocol';
 import { LeaseLostError, LockTimeoutError } from '../errors.js';
+import { LEADING } from '../leader/leadership.js';
 import { StateStub, fakeClient } from '../testing/fake-client.js';
 import { Attempt } from './attempt.js';
 
@@ -68,5 +69,33 @@ describe('attempt bounds', () => {
     expect(running.every((a) => a.reason instanceof LeaseLostError)).toBe(true);
     expect(ended.some((a) => a.stopped)).toBe(false);
     for (const a of running) a.end();
+  });
+
+  it('a closed client: the client\'s own ClientClosedError, whether closed before the attempt or during it (issue 37 item 7)', () => {
+    const { zk, session } = stubClient();
+    const running = new Attempt(zk, '/l', undefined, undefined);
+    session.to('closed');
+    expect(running.reason).toBeInstanceOf(ClientClosedError);
+    expect(running.reason).not.toBeInstanceOf(LeaseLostError);
+    expect(running.reason?.message).toBe('the client is closed (acquiring /l)');
+    running.end();
+    const late = new Attempt(zk, '/l', 1000, undefined);
+    expect(() => late.check()).toThrow(ClientClosedError);
+    late.end();
+  });
+
+  it('a leadership wait speaks of leadership: its timeout, abort and session end', async () => {
+    const { zk, session } = stubClient();
+    const timed = new Attempt(zk, '/e', 1000, undefined, LEADING);
+    const settled = timed.race(never()).catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(await settled).toMatchObject({ name: 'LockTimeoutError', message: 'leadership of /e not gained within 1000 ms' });
+    timed.end();
+    expect(LEADING.timeout('/e', 0).message).toBe('leadership of /e is not ours right now');
+    expect(LEADING.aborted('/e', 'why').message).toBe('waiting for leadership of /e was aborted');
+    const waiting = new Attempt(zk, '/e', undefined, undefined, LEADING);
+    session.to('expired');
+    expect(waiting.reason?.message).toBe('session expired while waiting for leadership of /e');
+    waiting.end();
   });
 });

@@ -7,7 +7,9 @@
  * or when the session ends or is reported `lost`, with one typed reason:
  * - the deadline: {@link LockTimeoutError};
  * - the caller's signal: {@link LockAbortedError};
- * - the session `expired`, `closed`, `authFailed`, or `lost` (no server answered for the whole
+ * - the client closed (before or during the attempt): the client's own `ClientClosedError`, as
+ *   its requests give;
+ * - the session `expired`, `authFailed`, or `lost` (no server answered for the whole
  *   session timeout): {@link LeaseLostError}. An acquire without a timeout waits through
  *   `suspended` (the session may resume with our queue node intact) but not through `lost`:
  *   Curator likewise gives up once its retry policy runs out.
@@ -17,7 +19,7 @@
  * session ends, which takes its ephemeral nodes along). A create whose outcome is unknown (in
  * flight, or failed with ConnectionLoss) is swept in the background by its attempt id.
  */
-import { ConnectionLossError, MAX_TIMER_DELAY, NoNodeError, SessionExpiredError, setLongTimeout, ZooKeeperError, type LongTimeout, type ZooKeeper } from '@zk/protocol';
+import { ClientClosedError, ConnectionLossError, MAX_TIMER_DELAY, NoNodeError, SessionExpiredError, setLongTimeout, ZooKeeperError, type LongTimeout, type ZooKeeper } from '@zk/protocol';
 import { LeaseLostError, LockAbortedError, LockTimeoutError } from '../errors.js';
 import { checkClient } from './client.js';
 import { SessionMembers } from './session-members.js';
@@ -170,7 +172,10 @@ export class Attempt {
 
   #onState(state: string): void {
     const doing = this.#kind.doing;
-    if (state === 'expired' || state === 'closed' || state === 'authFailed') {
+    if (state === 'closed') {
+      // The client's own error, as its requests reject with: nothing was lost, the application closed it.
+      this.#stop(new ClientClosedError(`the client is closed (${doing} ${this.#path})`));
+    } else if (state === 'expired' || state === 'authFailed') {
       this.#stop(new LeaseLostError(this.#path, `session ${state} while ${doing} ${this.#path}`, { cause: state === 'expired' ? new SessionExpiredError() : undefined }));
     } else if (state === 'lost') {
       this.#stop(

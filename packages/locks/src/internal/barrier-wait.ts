@@ -4,7 +4,7 @@
  *
  * A wait ends at its deadline, on the caller's signal, or when the session ends (`expired`,
  * `closed`, `authFailed`) or is reported `lost`, with one typed reason: BarrierTimeoutError,
- * BarrierAbortedError, LeaseLostError. It goes on through `suspended`: the session may resume,
+ * BarrierAbortedError, LeaseLostError (the client's ClientClosedError when it was closed). It goes on through `suspended`: the session may resume,
  * and the client re-arms its watches when it does. (The same bounds as a lock's acquire, see
  * attempt.ts; the errors name the barrier operation instead of a lock.)
  *

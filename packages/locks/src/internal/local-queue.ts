@@ -165,6 +165,7 @@ export class LocalQueue {
       lockPath: node.lockPath,
       nodePath: node.nodePath,
       fencingToken: node.fencingToken,
+      sessionId: node.sessionId,
       controller: undefined,
       aborted: false,
       reason: undefined,
@@ -180,6 +181,8 @@ export class LocalQueue {
         abortCore(local, RELEASED);
         await this.#released(hold, local);
       },
+      // The node's clock check: its loss reaches this holder through onLost, at once.
+      check: () => node.check(),
     };
     if (node.aborted) onLost();
     else signalOf(node).addEventListener('abort', onLost, { once: true });

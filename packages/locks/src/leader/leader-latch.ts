@@ -9,7 +9,7 @@ import { latchDriver } from '../internal/drivers.js';
 import { acquireNode, type HeldNode } from '../internal/engine.js';
 import { LATCH_LOCK_NAME } from '../internal/names.js';
 import { guard, Lease, reasonOf, signalOf, type GuardOptions } from '../lease.js';
-import { Leadership, listParticipants, participantId, type Participant } from './leadership.js';
+import { Leadership, LEADING, listParticipants, participantId, type Participant } from './leadership.js';
 import { acquireTraced, leadershipChannel, traceAcquire, type LeadershipMessage } from '../diagnostics.js';
 
 /** What a leadership wait tells its trace: the term's node and token. */
@@ -140,14 +140,14 @@ export class LeaderLatch implements AsyncDisposable {
     if (options.timeout !== undefined && (!Number.isFinite(options.timeout) || options.timeout < 0)) {
       return Promise.reject(new InvalidArgumentError('timeout', `must be a number of ms >= 0, got ${String(options.timeout)}`));
     }
-    if (options.signal?.aborted) return Promise.reject(new LockAbortedError(this.path, options.signal.reason));
+    if (options.signal?.aborted) return Promise.reject(LEADING.aborted(this.path, options.signal.reason));
     const now = this.current;
     if (now) return Promise.resolve(now);
     if (this.#state !== 'started') return Promise.reject(this.#stoppedError());
-    if (options.timeout === 0) return Promise.reject(new LockTimeoutError(this.path, 0));
+    if (options.timeout === 0) return Promise.reject(LEADING.timeout(this.path, 0));
     // The attempt bounds the wait: deadline, signal, and the session (a waiter gives up at `lost`,
     // as an acquire does; the latch itself stays queued and rejoins once a server answers).
-    const attempt = new Attempt(this.zk, this.path, options.timeout, options.signal);
+    const attempt = new Attempt(this.zk, this.path, options.timeout, options.signal, LEADING);
     return new Promise<Leadership>((resolve, reject) => {
       const finish = (err: unknown, leadership?: Leadership) => {
         off();

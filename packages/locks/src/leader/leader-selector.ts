@@ -3,11 +3,11 @@
  * wire-compatible with it.
  */
 import { validatePath, type ACL, type ZooKeeper } from '@zk/protocol';
-import { LeaseLostError, LockStateError } from '../errors.js';
+import { LeaseLostError, LeaseReleasedError, LockStateError } from '../errors.js';
 import { connectedUnless } from '../internal/attempt.js';
 import { MUTEX_LOCK_NAME } from '../internal/names.js';
 import type { GuardOptions } from '../lease.js';
-import { Leadership, listParticipants, participantId, type Participant } from './leadership.js';
+import { asLeadershipError, Leadership, listParticipants, participantId, type Participant } from './leadership.js';
 import type { AcquireOptions } from '../locks/lock.js';
 import { Mutex } from '../locks/mutex.js';
 import { leadershipChannel, type LeadershipMessage, type LockKind } from '../diagnostics.js';
@@ -129,7 +129,8 @@ export class LeaderSelector implements AsyncDisposable {
     if (options.signal?.aborted) onCaller();
     else options.signal?.addEventListener('abort', onCaller, { once: true });
     try {
-      const lease = await this.#mutex.acquire({ timeout: options.timeout, signal: cancel.signal, owner: cancel });
+      // The mutex's timeout and abort say "lock": said as leadership's here.
+      const lease = await this.#mutex.acquire({ timeout: options.timeout, signal: cancel.signal, owner: cancel }).catch((err: unknown) => Promise.reject(asLeadershipError(this.path, err)));
       const leadership = new Leadership(lease, this.id, cancel.signal);
       this.#current = leadership;
       this.#announce(true, lease.fencingToken, undefined);
@@ -173,7 +174,7 @@ export class LeaderSelector implements AsyncDisposable {
 
   /** Aborts the current term's signal (its function should return; leadership then passes on). */
   interruptLeadership(): void {
-    this.#cancel?.abort(new LeaseLostError(this.path, `leadership of ${this.path} interrupted`));
+    this.#cancel?.abort(new LeaseReleasedError(this.path, `leadership of ${this.path} interrupted (interruptLeadership())`));
   }
 
   /** Every participant queued on the path (ours and other processes', Curator's too), leader first. */

@@ -3,7 +3,8 @@
  * the participant id), participant ids, and the participant listing both Curator recipes use.
  */
 import { InvalidArgumentError, NoNodeError, type Transaction, type ZooKeeper } from '@zk/protocol';
-import { LeaseLostError } from '../errors.js';
+import { LeaseReleasedError, LockAbortedError, LockTimeoutError } from '../errors.js';
+import type { AttemptKind } from '../internal/attempt.js';
 import type { Lease } from '../lease.js';
 import { sortChildren } from '../internal/names.js';
 
@@ -21,6 +22,23 @@ export function participantId(id: unknown): string {
   const bytes = Buffer.byteLength(id);
   if (bytes > MAX_PARTICIPANT_ID_BYTES) throw new InvalidArgumentError('id', `must be at most ${MAX_PARTICIPANT_ID_BYTES} UTF-8 bytes, got ${bytes}`);
   return id;
+}
+
+/**
+ * @internal A wait for leadership (`LeaderLatch.leadership()`, `LeaderSelector.run()`): its
+ * errors speak of leadership, not of a lock.
+ */
+export const LEADING: AttemptKind = {
+  doing: 'waiting for leadership of',
+  timeout: (path, ms) => new LockTimeoutError(path, ms, ms === 0 ? `leadership of ${path} is not ours right now` : `leadership of ${path} not gained within ${ms} ms`),
+  aborted: (path, reason) => new LockAbortedError(path, reason, `waiting for leadership of ${path} was aborted`),
+};
+
+/** @internal A lock's timeout or abort from a leadership wait, said as leadership's ({@link LEADING}); any other error as it is. */
+export function asLeadershipError(path: string, err: unknown): unknown {
+  if (err instanceof LockTimeoutError && err.constructor === LockTimeoutError) return LEADING.timeout(path, err.timeout);
+  if (err instanceof LockAbortedError && err.constructor === LockAbortedError) return LEADING.aborted(path, err.cause);
+  return err;
 }
 
 /** One participant of an election, as Curator's `Participant` describes it. */
@@ -73,11 +91,30 @@ export class Leadership implements AsyncDisposable {
   /** The participant id of the leader (ours). */
   readonly id: string;
 
-  /** @internal `cancel`: aborts the term from outside (close, interrupt). */
+  /**
+   * @internal `cancel`: aborts the term from outside (close, interrupt, the run's signal); the
+   * term's signal then aborts with a {@link LeaseReleasedError} whose `cause` is `cancel`'s reason.
+   */
   constructor(lease: Lease, id: string, cancel?: AbortSignal) {
     this.#lease = lease;
     this.id = id;
-    this.#signal = AbortSignal.any([lease.signal, this.#released.signal, ...(cancel ? [cancel] : [])]);
+    this.#signal = AbortSignal.any([lease.signal, this.#released.signal]);
+    if (cancel === undefined) return;
+    const interrupt = () => {
+      const reason: unknown = cancel.reason;
+      if (reason instanceof LeaseReleasedError) this.#released.abort(reason);
+      else this.#end(`leadership of ${this.path} interrupted`, reason);
+    };
+    if (cancel.aborted) interrupt();
+    else {
+      cancel.addEventListener('abort', interrupt, { once: true });
+      this.#signal.addEventListener('abort', () => cancel.removeEventListener('abort', interrupt), { once: true });
+    }
+  }
+
+  /** Ends the term from this side: the signal aborts with a {@link LeaseReleasedError}. */
+  #end(message: string, cause?: unknown): void {
+    if (!this.#released.signal.aborted) this.#released.abort(new LeaseReleasedError(this.path, message, cause === undefined ? undefined : { cause }));
   }
 
   /** The election path. */
@@ -92,15 +129,20 @@ export class Leadership implements AsyncDisposable {
   get fencingToken(): bigint {
     return this.#lease.fencingToken;
   }
-  /** Aborts as soon as this term is at risk or over; `reason` says why. */
+  /**
+   * Aborts as soon as this term is at risk or over; `reason` says why, as a lease's does: a
+   * {@link LeaseReleasedError} when this process ended it (`release()`, a selector's
+   * `interruptLeadership()` or `close()`), a `LeaseLostError` (`code` `'lost'` or `'revoked'`) when
+   * it was taken away.
+   */
   get signal(): AbortSignal {
     return this.#signal;
   }
-  /** True until the term is over or at risk. */
+  /** True until the term is over or at risk. Reads the clock, as {@link Lease.held} does. */
   get held(): boolean {
     return this.#lease.held && !this.#signal.aborted;
   }
-  /** Throws the reason if the term is over or at risk. */
+  /** Throws the reason if the term is over or at risk. Reads the clock, as {@link Lease.assertHeld} does. */
   assertHeld(): void {
     this.#lease.assertHeld();
     if (this.#signal.aborted) throw this.#signal.reason;
@@ -114,7 +156,7 @@ export class Leadership implements AsyncDisposable {
    * participant leads.
    */
   release(): Promise<void> {
-    if (!this.#released.signal.aborted) this.#released.abort(new LeaseLostError(this.path, `leadership of ${this.path} released`));
+    this.#end(`leadership of ${this.path} released`);
     return this.#lease.release();
   }
   /** `await using leadership = await latch.leadership()`: {@link Leadership.release} at the end of the scope. */

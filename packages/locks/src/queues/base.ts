@@ -101,7 +101,7 @@ export abstract class QueueBase<T> {
   /**
    * Takes the next item, waiting for one (Curator's consumer, one item at a time). Rejects with
    * {@link QueueTimeoutError} after `timeout` ms (`timeout: 0`: unless one can be taken at once),
-   * {@link QueueAbortedError} on `signal`, {@link LeaseLostError} when the session ends, a
+   * {@link QueueAbortedError} on `signal`, {@link LeaseLostError} when the session ends (`ClientClosedError` when the client was closed), a
    * {@link QueueItemError} for an unreadable node (removed, as Curator does). A wait cut short
    * leaves no lock node and no watch behind, and takes no item. In safe mode, call
    * `item.complete()` when done (or `release()` to give it back).

@@ -150,7 +150,7 @@ export class Semaphore {
   /**
    * Acquires one permit. Resolves with its {@link Lease}; rejects with {@link LockTimeoutError}
    * or {@link LockAbortedError} (after removing its nodes), {@link LeaseLostError} when the
-   * session ends meanwhile or one of its lease nodes is deleted by someone else while it waits
+   * session ends meanwhile (the client's `ClientClosedError` when it was closed) or one of its lease nodes is deleted by someone else while it waits
    * (Curator retries there), or the client's error.
    */
   acquire(options?: SemaphoreAcquireOptions): Promise<Lease>;
