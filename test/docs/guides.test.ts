@@ -9,7 +9,7 @@
  * says so on the line before its fence: `<!-- not-runnable: the reason -->` (it is still
  * compiled, so it must type-check as a program of its own).
  */
-import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,8 @@ import { timing } from '../harness/index.js';
 import { connectString, TestSpace } from '../harness/fixtures.js';
 import { pointAt, readmeBlocks } from '../consumer/readme-blocks.js';
 import { explain, run } from '../runtime/app.js';
+import { startPostgres, type PostgresServer } from '../harness/postgres.js';
+import { startRedis, type RedisServer } from '../harness/redis.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const site = join(repo, 'docs', 'site');
@@ -39,11 +41,27 @@ const blocks = markdownFiles(site).flatMap((file) => {
 const runnable = blocks.filter((b) => b.notRunnable === undefined);
 const spaces = new Map<string, TestSpace>();
 let dir: string;
+// The fencing guide's blocks write to Postgres and Redis (DATABASE_URL, REDIS_URL): private servers, started only for them.
+let postgresServer: PostgresServer | undefined;
+let redisServer: RedisServer | undefined;
+/** The store drivers those blocks import: dev dependencies of the test package, linked beside the workspace's modules. */
+const DRIVERS = ['pg', 'postgres', 'ioredis', 'redis', '@types/pg'];
+
+/** dir/node_modules: a link to each of the workspace's modules, and to each of {@link DRIVERS}. */
+function linkModules(target: string): void {
+  const modules = join(target, 'node_modules');
+  mkdirSync(join(modules, '@types'), { recursive: true });
+  for (const name of readdirSync(join(repo, 'node_modules'))) if (name !== '@types') symlinkSync(join(repo, 'node_modules', name), join(modules, name));
+  for (const name of readdirSync(join(repo, 'node_modules', '@types'))) symlinkSync(join(repo, 'node_modules', '@types', name), join(modules, '@types', name));
+  for (const name of DRIVERS) symlinkSync(join(repo, 'test', 'node_modules', name), join(modules, name));
+}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'zk-guides-'));
   // The packages, TypeScript and @types/node as the workspace has them (the packages' dist).
-  symlinkSync(join(repo, 'node_modules'), join(dir, 'node_modules'));
+  linkModules(dir);
+  if (runnable.some((b) => b.code.includes('DATABASE_URL'))) QUIET_ENV.DATABASE_URL = (postgresServer = await startPostgres()).url;
+  if (runnable.some((b) => b.code.includes('REDIS_URL'))) QUIET_ENV.REDIS_URL = (redisServer = await startRedis()).url;
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ private: true, type: 'module' }));
   writeFileSync(
     join(dir, 'tsconfig.json'),
@@ -74,8 +92,9 @@ beforeAll(async () => {
   }
 }, timing(120_000));
 
-afterAll(() => {
+afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
+  await Promise.all([postgresServer?.stop(), redisServer?.stop()]);
 });
 
 describe('docs: the guides\' ```ts and ```js blocks', () => {

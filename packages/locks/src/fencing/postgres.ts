@@ -47,6 +47,24 @@ export interface PostgresJsLike<Tx extends PostgresJsTxLike = PostgresJsTxLike> 
   begin(body: (tx: Tx) => Promise<unknown>): Promise<unknown>;
 }
 
+/**
+ * What {@link fencedWrite}'s `write` gets for a `db`, with the driver's own types: a postgres.js
+ * `TransactionSql` (tagged templates and all), a pg Pool's `PoolClient`, or the pg Client itself.
+ * Read from the last overload of `begin` / `connect` (the callback forms), which is where
+ * TypeScript's inference looks.
+ */
+export type FencedTx<D> = D extends { begin(options: string, body: (tx: infer Tx) => any): any }
+  ? Tx
+  : D extends { begin(body: (tx: infer Tx) => any): any }
+    ? Tx
+    : D extends { readonly totalCount: number; connect(callback: (err: any, client: infer C, ...rest: any[]) => void): void }
+      ? [NonNullable<C>] extends [PgClientLike]
+        ? NonNullable<C>
+        : PgClientLike
+      : D extends PgPoolLike
+        ? PgClientLike
+        : D;
+
 /** Options of the Postgres fence. */
 export interface PgFenceOptions {
   /** The token table, as {@link fencingTableSql} created it (optionally `schema.table`). Default `zk_fencing_tokens`. */
@@ -148,8 +166,7 @@ export async function fence(tx: PgClientLike | PostgresJsTxLike, fence: Fence, o
  * });
  * ```
  */
-export function fencedWrite<T>(db: PgPoolLike | PgClientLike, fence: Fence, write: (client: PgClientLike) => Promise<T>, options?: PgFenceOptions): Promise<T>;
-export function fencedWrite<T, Tx extends PostgresJsTxLike>(db: PostgresJsLike<Tx>, fence: Fence, write: (tx: Tx) => Promise<T>, options?: PgFenceOptions): Promise<T>;
+export function fencedWrite<T, D extends PgPoolLike | PgClientLike | PostgresJsLike>(db: D, fence: Fence, write: (tx: FencedTx<D>) => Promise<T>, options?: PgFenceOptions): Promise<T>;
 export async function fencedWrite<T>(db: PgPoolLike | PgClientLike | PostgresJsLike, f: Fence, write: (tx: never) => Promise<T>, options?: PgFenceOptions): Promise<T> {
   checkFence(f);
   tableOf(options);
