@@ -119,7 +119,9 @@ describe.skipIf(external)('hosts - one name for the ensemble (own 3-node ensembl
       setImmediate(() => callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${name}`), { code: 'ENOTFOUND' }), []));
     const err = await ZooKeeper.connect(`nowhere.test:${port}`, { lookup, connectTimeout: 500 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConnectionLossError);
-    expect((err as Error).message).toMatch(new RegExp(`^could not connect to nowhere\\.test:${port} \\(\\d+ attempts\\): could not resolve nowhere\\.test:${port}: getaddrinfo ENOTFOUND nowhere\\.test\\. A host name did not resolve: check its spelling and this machine's DNS\\.$`));
+    // Not found is definitive: one attempt, not retried for the rest of connectTimeout.
+    expect((err as Error).message).toMatch(new RegExp(`^could not connect to nowhere\\.test:${port} \\(1 attempt\\): could not resolve nowhere\\.test:${port}: getaddrinfo ENOTFOUND nowhere\\.test\\. A host name did not resolve: check its spelling and this machine's DNS\\. Not retried: the host failed in a way that trying again cannot change\\.$`));
+    expect((err as ConnectionLossError).isRetryable).toBe(false);
   });
 });
 

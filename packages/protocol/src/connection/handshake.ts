@@ -103,6 +103,19 @@ function undecodable(why: string, cause?: DecodeError): DecodeError {
   return new DecodeError(`the server's handshake reply could not be decoded: ${why}`, { ...(cause?.offset !== undefined ? { offset: cause.offset } : {}), ...(cause ? { cause } : {}) });
 }
 
+/**
+ * @internal The server closed the connection without answering the handshake. ZooKeeper does so,
+ * sending nothing, when it is behind the zxid we presented ("client must try another server",
+ * Java `ZooKeeperServer.processConnectRequest`), when it is not serving yet, when it throttles
+ * connections, or (read-only) to a client that did not allow read-only servers.
+ */
+export class HandshakeClosedError extends Error {
+  override name = 'HandshakeClosedError';
+  constructor() {
+    super('the server closed the connection during the handshake (a server behind our last zxid, or one refusing clients)');
+  }
+}
+
 /** The handshake reply frame and the bytes that came after it in the same reads. */
 export interface HandshakeReply {
   /** The reply's payload, without its length. */
@@ -159,9 +172,7 @@ export function exchangeHandshake(
       const payload = Buffer.from(buffered.subarray(4, 4 + length));
       finish(undefined, { payload, rest: buffered.length > 4 + length ? [buffered.subarray(4 + length)] : [] });
     });
-    transport.onClose((err) =>
-      finish(err ?? new Error('the server closed the connection during the handshake (a server behind our last zxid, or one refusing clients)')),
-    );
+    transport.onClose((err) => finish(err ?? new HandshakeClosedError()));
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) return onAbort();
     transport.write(request);

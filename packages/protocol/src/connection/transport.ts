@@ -240,3 +240,38 @@ export function probeReadWrite(host: string, port: number, timeoutMs: number): P
     socket.on('close', () => done(answer === 'rw' ? 'rw' : answer === 'ro' ? 'ro' : undefined));
   });
 }
+
+/** What a server's `srvr` four-letter word says of it: its mode and the last zxid it applied. */
+export interface ServerStat {
+  /** `standalone`, `leader`, `follower`, `observer`, `read-only`. */
+  readonly mode: string;
+  /** The last zxid the server applied (`Zxid: 0x...`). */
+  readonly zxid: bigint;
+}
+
+/**
+ * Asks a server with the `srvr` four-letter word (whitelisted by default since 3.5) for its
+ * mode and last zxid; `undefined` when it does not answer them (down, not serving, 4lw
+ * disabled, a secure-only port). Used to tell why a server closes our handshake: one behind the
+ * session's last zxid refuses it (Java `ZooKeeperServer.processConnectRequest`).
+ */
+export function probeServerStat(host: string, port: number, timeoutMs: number): Promise<ServerStat | undefined> {
+  return new Promise((resolve) => {
+    const socket = netConnect({ host, port });
+    let answer = '';
+    const done = (v: ServerStat | undefined) => {
+      timer.clear();
+      socket.destroy();
+      resolve(v);
+    };
+    const timer = setLongTimeout(() => done(undefined), timeoutMs);
+    socket.on('connect', () => socket.end('srvr'));
+    socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+    socket.on('error', () => done(undefined));
+    socket.on('close', () => {
+      const zxid = /^Zxid: 0x([0-9a-f]+)$/im.exec(answer)?.[1];
+      const mode = /^Mode: (\S+)$/im.exec(answer)?.[1];
+      done(zxid !== undefined && mode !== undefined ? { mode, zxid: BigInt(`0x${zxid}`) } : undefined);
+    });
+  });
+}

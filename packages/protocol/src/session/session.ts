@@ -9,6 +9,8 @@
 import { Connection, type Reply, type RequestOptions } from '../connection/connection.js';
 import type { ServerGeneration } from '../connection/generation.js';
 import { resolveHost } from '../connection/resolve.js';
+import { HandshakeClosedError } from '../connection/handshake.js';
+import { probeServerStat } from '../connection/transport.js';
 import { OpCode, Xid } from '../constants.js';
 import type { JuteReader } from '../jute/reader.js';
 import type { JuteWriter } from '../jute/writer.js';
@@ -28,6 +30,7 @@ import { openConnection, type DialingSession } from './dial.js';
 import type { SessionOptions } from './options.js';
 import { ReadWriteProbe, ServerChoice } from './server-choice.js';
 import { StateKeeper, type StateListener } from './state-keeper.js';
+import type { ServerBehind } from './session-end.js';
 
 export type { SessionOptions } from './options.js';
 export type { SessionState, StateListener };
@@ -67,6 +70,8 @@ export class Session {
   readonly #events: EventDelivery;
   readonly #dialing: DialingSession;
   readonly #proof: QuorumProof;
+  /** A serving server found behind our last zxid since the last adopted connection (#checkBehind). */
+  #behind: ServerBehind | undefined;
   readonly #proofSender: ProofSender;
 
   constructor(options: SessionOptions) {
@@ -306,7 +311,7 @@ export class Session {
       conn = await openConnection(host, this.#dialing, signal, prove);
     } catch (err) {
       if (err instanceof SessionExpiredError) {
-        this.#expire();
+        this.#expire(err);
         throw err;
       }
       if (err instanceof AuthFailedError) {
@@ -315,6 +320,7 @@ export class Session {
       }
       this.#debug('connect to %s failed: %s', endpointLabel(host), (err as Error)?.message);
       errors.push(err);
+      if (prove && closedInHandshake(err)) await this.#checkBehind(host, err);
       return false;
     }
     if (this.#keeper.state === 'closed') {
@@ -340,6 +346,7 @@ export class Session {
     this.#negotiatedTimeout = conn.session.timeOut;
     this.#adoptedAt = performance.now();
     this.#servers.adopted();
+    this.#behind = undefined;
     if (fresh) this.#debug('server granted a new session 0x%s', this.#sessionId.toString(16));
     this.#keeper.clearLossTimer();
     if (conn.session.readOnly) {
@@ -374,9 +381,6 @@ export class Session {
   }
 
   /**
-   * The generation of the server this session is connected to (`'legacy'`: 3.4): known, a
-   * promise of it while its probe is out, or undefined when not connected.
-  /**
    * Sends the quorum proof's own request of `kind` now (a no-op write or a sync of the root),
    * reported to the proof like any other; resolves with its reply header's err. The fenced reads'
    * fence (read-fence.ts).
@@ -385,6 +389,9 @@ export class Session {
     return sendProofRequest(this.#proofSender, kind);
   }
 
+  /**
+   * The generation of the server this session is connected to (`'legacy'`: 3.4): known, a
+   * promise of it while its probe is out, or undefined when not connected.
    */
   serverGeneration(): ServerGeneration | Promise<ServerGeneration> | undefined {
     const conn = this.#connection;
@@ -459,18 +466,52 @@ export class Session {
       } catch {
         return; // expired or auth failed: the state says so
       }
+      this.#keeper.lastFailure = errors.at(-1);
+      // A serving server behind our last zxid, and no server took the session back within its
+      // timeout: the ensemble lost what the session saw, the session with it (#checkBehind).
+      if (this.#behind && this.#keeper.state === 'lost') return this.#expire(this.#behind);
       if (errors.length > 64) errors.splice(0, errors.length - 64);
     }
   }
 
-  #expire(): void {
+  /** `cause`: how the client learnt it (the server's answer, or a server behind our zxid), for the calls' errors. */
+  #expire(cause?: unknown): void {
     this.#keeper.clearLossTimer();
     this.#proof.stop();
-    if (this.#keeper.state !== 'expired' && this.#keeper.state !== 'closed') this.#keeper.transition('expired');
+    if (this.#keeper.state !== 'expired' && this.#keeper.state !== 'closed') this.#keeper.transition('expired', cause);
+  }
+
+  /**
+   * After a server closed our handshake without a word: asks it (`srvr`) whether it is behind
+   * the session's last zxid, the one refusal that waiting does not cure when the server is
+   * serving. It is kept as evidence until a connection is adopted: once the session is also
+   * `lost` (no server took it back within its timeout), a serving server that never applied
+   * what the session saw means the ensemble lost that data (wiped, or restored from an older
+   * snapshot) and the session with it. A follower only catching up lags by far less than a
+   * session timeout, and the Java client would retry such a server forever.
+   */
+  async #checkBehind(server: Endpoint, attempt: unknown): Promise<void> {
+    const ours = this.lastZxid;
+    if (ours === 0n || this.#sessionId === 0n || this.#options.tls) return;
+    const stat = await probeServerStat(server.address, server.port, Math.min(this.#options.connectTimeout, 2000));
+    if (stat === undefined || !SERVING.has(stat.mode) || stat.zxid >= ours) return;
+    this.#debug('%s (%s) is at zxid 0x%s, behind our 0x%s', endpointLabel(server), stat.mode, stat.zxid.toString(16), ours.toString(16));
+    this.#behind = { server, stat, ours, attempt };
   }
 }
 
 const noop = (): void => {};
+
+/** `srvr` modes of a server that serves clients as part of its ensemble (not `read-only`). */
+const SERVING = new Set(['standalone', 'leader', 'follower', 'observer']);
+
+/** Whether a failed attempt is a handshake the server closed without answering (handshake.ts). */
+function closedInHandshake(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    if (e instanceof HandshakeClosedError) return true;
+  }
+  return false;
+}
 
 function maxBig(a: bigint, b: bigint): bigint {
   return a > b ? a : b;

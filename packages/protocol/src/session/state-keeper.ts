@@ -4,9 +4,10 @@
  * the loss timer that moves `suspended` to `lost`. The legal changes are state.ts's table.
  */
 import { publishState } from '../diagnostics.js';
-import { AuthFailedError, ClientClosedError, ConnectionLossError, SessionExpiredError } from '../errors.js';
+import { AuthFailedError, ClientClosedError } from '../errors.js';
 import { reportListenerError } from '../util/listener-errors.js';
 import { deliver } from './event-delivery.js';
+import { notConnected, sessionExpired, sessionLost } from './session-end.js';
 import { assertTransition, isConnected, isTerminal, type SessionState } from './state.js';
 import type { WatchRegistry } from './watches.js';
 
@@ -24,6 +25,13 @@ export class StateKeeper {
   readonly #sessionId: () => bigint;
   readonly #debug: (format: string, ...args: unknown[]) => void;
   #lossTimer: NodeJS.Timeout | undefined;
+  /** How the client learnt that the session expired (session-end.ts), for {@link unavailable}. */
+  #expiredBy: unknown;
+  /**
+   * The latest failed reconnect attempt while not connected, named by {@link unavailable}
+   * (cleared on connecting).
+   */
+  lastFailure: unknown;
 
   /** `debug`: the session's `NODE_DEBUG=zk` lines. */
   constructor(watches: WatchRegistry, sessionId: () => bigint, debug: (format: string, ...args: unknown[]) => void) {
@@ -43,12 +51,18 @@ export class StateKeeper {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Moves to `next` (nothing when already there; throws on a change state.ts does not allow) and tells everyone. */
-  transition(next: SessionState): void {
+  /**
+   * Moves to `next` (nothing when already there; throws on a change state.ts does not allow) and
+   * tells everyone. `cause`, for `expired`: how the client learnt it (the server's answer, or a
+   * ServerBehind of session-end.ts), which the calls' SessionExpiredError names.
+   */
+  transition(next: SessionState, cause?: unknown): void {
     const prev = this.#state;
     if (prev === next) return;
     assertTransition(prev, next);
     this.#state = next;
+    if (next === 'expired') this.#expiredBy = cause;
+    if (isConnected(next)) this.lastFailure = undefined;
     publishState(this.#sessionId(), prev, next);
     for (const l of [...this.#listeners]) {
       try {
@@ -88,17 +102,23 @@ export class StateKeeper {
     });
   }
 
-  /** The error of a request that cannot be sent in this state. */
+  /**
+   * The error of a request that cannot be sent in this state, saying why and what to do
+   * (session-end.ts): ConnectionLoss while the session may still be alive (`lost` says the
+   * ensemble has probably expired it), SessionExpired naming how the client learnt it.
+   */
   unavailable(): Error {
     switch (this.#state) {
       case 'closed':
         return new ClientClosedError();
       case 'expired':
-        return new SessionExpiredError();
+        return sessionExpired(this.#sessionId(), this.#expiredBy);
       case 'authFailed':
         return new AuthFailedError();
+      case 'lost':
+        return sessionLost(this.#sessionId(), this.lastFailure);
       default:
-        return new ConnectionLossError(`not connected (${this.#state})`);
+        return notConnected(this.#state, this.lastFailure);
     }
   }
 
