@@ -140,3 +140,6 @@ export function decodeEncKdcRepPart(plain: Buffer): EncKdcRepPart {
     sname: decodePrincipalName(f.required(10, 'sname'), srealm),
   };
 }
+
+/** The options of a TGS-REQ for a service ticket: forwardable and canonicalize. */
+export const flagsForTgs = flagBits(KdcOption.forwardable, KdcOption.canonicalize);
