@@ -60,8 +60,8 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'zk-guides-'));
   // The packages, TypeScript and @types/node as the workspace has them (the packages' dist).
   linkModules(dir);
-  if (runnable.some((b) => b.code.includes('DATABASE_URL'))) QUIET_ENV.DATABASE_URL = (postgresServer = await startPostgres()).url;
-  if (runnable.some((b) => b.code.includes('REDIS_URL'))) QUIET_ENV.REDIS_URL = (redisServer = await startRedis()).url;
+  if (runnable.some((b) => b.code.includes('DATABASE_URL'))) Object.assign(QUIET_ENV, { DATABASE_URL: (postgresServer = await startPostgres()).url });
+  if (runnable.some((b) => b.code.includes('REDIS_URL'))) Object.assign(QUIET_ENV, { REDIS_URL: (redisServer = await startRedis()).url });
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ private: true, type: 'module' }));
   writeFileSync(
     join(dir, 'tsconfig.json'),
