@@ -18,10 +18,16 @@ import { ErrorCode } from './codes.js';
  * `connected`) and keeps its ephemeral nodes and watches, unless the ensemble expires it
  * ({@link SessionExpiredError}).
  *
+ * While the session is `lost` (no server took it back within its timeout), the message says the
+ * ensemble has probably expired it and names the last reconnect attempt (its `cause`).
+ *
  * What to do: a write in flight may or may not have been applied (`notSent` true: it was not).
  * Reads can be sent again. {@link retry} repeats reads, and writes only with `idempotent: true`:
  * a conditional write's repeat fails with {@link BadVersionError} instead of applying twice, a
- * create's with {@link NodeExistsError} when the first one was applied. `isRetryable` is true.
+ * create's with {@link NodeExistsError} when the first one was applied. `isRetryable` is true,
+ * except for a connect that failed for good: every host's name does not exist (ENOTFOUND) or
+ * every port answered as another kind of server ("not a ZooKeeper server"); such a connect
+ * rejects within one round over the hosts and says "Not retried".
  *
  * @example
  * ```ts
@@ -46,11 +52,15 @@ export class ConnectionLossError extends ZooKeeperError {
  *
  * Raised when a reconnect learns of the expiry (the state becomes `expired`), then by every
  * call of this client, by open watch streams and by a {@link TreeCache}; also by a `connect`
- * that resumes a session ({@link ClientOptions.session}) the server no longer has.
+ * that resumes a session ({@link ClientOptions.session}) the server no longer has. The client
+ * also concludes it by itself when the session is `lost` and a serving server is behind the
+ * session's last zxid (its data wiped, or restored from an older snapshot): that server refuses
+ * the session's handshakes for ever. A call's message says which, and what to do; its `cause`
+ * chain ends at the server's answer or the refused handshake.
  *
  * What to do: `expired` is terminal; this client does not start a new session. Close it,
  * connect a new client, and rebuild what the old session held (ephemeral nodes, watches,
- * locks). Not retryable.
+ * locks); `RenewingClient` of `@zk/locks` does that on every expiry. Not retryable.
  *
  * @example
  * ```ts

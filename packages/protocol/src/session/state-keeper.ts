@@ -14,7 +14,10 @@ import type { WatchRegistry } from './watches.js';
 /** Most that `lost` is reported ahead of {@link Session.expiryDeadline} (also at most T/50), against timer lateness. */
 export const LOSS_TIMER_ALLOWANCE_MS = 50;
 
-/** Listener of state changes. */
+/**
+ * Listener of state changes. A throw does not stop the other listeners or undo the change; it is
+ * re-thrown on the next tick, as the process's `'uncaughtException'` (as Node's EventTarget does).
+ */
 export type StateListener = (state: SessionState, previous: SessionState) => void;
 
 /** One session's state and who hears of its changes. */

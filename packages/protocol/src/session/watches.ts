@@ -27,7 +27,10 @@ export interface WatchedEvent {
   readonly zxid?: bigint | undefined;
 }
 
-/** Called once per event; must not throw (a throw is reported, not propagated). */
+/**
+ * Called once per event. A throw does not stop the other listeners or disturb the session; it is
+ * re-thrown on the next tick, as the process's `'uncaughtException'` (as Node's EventTarget does).
+ */
 export type WatchListener = (event: WatchedEvent) => void;
 
 /** The kinds of watch the server keeps, as `SetWatches2` lists them. */
