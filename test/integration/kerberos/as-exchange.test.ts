@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestTgt } from '../../../packages/protocol/src/kerberos/as-exchange.js';
 import { keytabKeys, passwordKeys } from '../../../packages/protocol/src/kerberos/credential.js';
 import { KdcUnreachableError, NoUsableEnctypeError, PreauthFailedError, PrincipalUnknownError } from '../../../packages/protocol/src/kerberos/errors.js';
+import { loadKrb5Conf } from '../../../packages/protocol/src/kerberos/krb5-conf.js';
 import { keysFor, readKeytab } from '../../../packages/protocol/src/kerberos/keytab.js';
 import { parsePrincipal, principalText } from '../../../packages/protocol/src/kerberos/principal.js';
 import { freePorts } from '../../harness/ports.js';
@@ -45,6 +46,14 @@ describe('kerberos - AS exchange against a real MIT KDC', () => {
       await waitFor(`the KDC to log a reply in ${e}`, () => (issued.test(kdc.log()) ? true : undefined), timing(5_000));
     });
   }
+
+  it('as-exchange - the realm and KDC come from the krb5.conf the MIT tools use (KRB5_CONFIG)', async () => {
+    const conf = await loadKrb5Conf(kdc.env.KRB5_CONFIG);
+    const client = parsePrincipal('alice', conf.defaultRealm);
+    const tgt = await requestTgt({ client, keys: passwordKeys(PASSWORD, client), kdcs: conf.realms.get(client.realm)?.kdcs ?? [] });
+    expect(principalText(tgt.client)).toBe('alice@ZK.TEST');
+    expect([conf.rdns, conf.dnsCanonicalizeHostname]).toEqual([false, false]);
+  });
 
   it('as-exchange - a principal without requires_preauth: the salt comes from the AS-REP', async () => {
     const client = parsePrincipal('nopreauth', kdc.realm);
