@@ -21,6 +21,8 @@ export { LeaderSelector } from './leader/leader-selector.js';
 export type { LeaderSelectorOptions, RunOptions, StartOptions } from './leader/leader-selector.js';
 export { Leadership, MAX_PARTICIPANT_ID_BYTES } from './leader/leadership.js';
 export type { Participant } from './leader/leadership.js';
+export { observeLeader } from './leader/observe.js';
+export type { ObserveLeaderOptions } from './leader/observe.js';
 export { Lease } from './lease.js';
 export type { GuardOptions } from './lease.js';
 export { MultiLock, MultiLease } from './locks/multi-lock.js';
