@@ -30,6 +30,7 @@ import { recipeWorkloads } from './workloads/recipes.js';
 import { scaleWorkloads } from './workloads/scale.js';
 import { clientScaleWorkloads } from './workloads/scale-client.js';
 import { semaphoreWorkloads } from './workloads/semaphore.js';
+import { fencingWorkloads } from './workloads/fencing.js';
 import { FLEET_SERVER_PROPERTIES, FLEET_TICK_MS, fleetSettings, fleetWanted, fleetWorkloads } from './workloads/fleet.js';
 import { serversOf } from './lib/server-counters.js';
 import { WORKLOAD } from './lib/names.js';
@@ -162,6 +163,10 @@ try {
       await ensemble.close();
     }
   }
+  // Fenced writes against plain ones on Postgres and Redis (issue 41): servers of their own.
+  bench.select(undefined);
+  bench.suffix = '';
+  await fencingWorkloads(bench);
   // The lease fleet (issue 35, workloads/fleet.ts) on servers of its own with tickTime 2 s: a
   // standalone server, then a 3-node ensemble when the ensemble passes include 3.
   bench.select(undefined);

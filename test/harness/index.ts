@@ -14,3 +14,5 @@ export { waitForState } from './faults.js';
 export { compileCurator, compileJava, curatorMissing, curatorVersion, CURATOR_JAR, JARS, SLF4J_NOP_JAR, type CompiledJava } from './java.js';
 export { DEFAULT_LINE, isZooKeeper34, versionManifest, zookeeperLine, type VersionManifest } from './versions.js';
 export { SecuredSpace, securedConnect, startSecuredZooKeeper, SECURED_DIGEST_USERS, SECURED_SASL_USERS, type SecuredClientCertificate, type SecuredIdentity, type SecuredZooKeeper } from './secured.js';
+export { startPostgres, POSTGRES_HINT, type PostgresServer } from './postgres.js';
+export { startRedis, REDIS_HINT, type RedisServer } from './redis.js';
