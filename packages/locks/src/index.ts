@@ -94,7 +94,7 @@ export { MAX_FENCING_TOKEN, parseToken } from './fencing/token.js';
 export type { Fence } from './fencing/token.js';
 export { fence, fencedWrite, fencingTableSql, DEFAULT_FENCING_TABLE } from './fencing/postgres.js';
 export type { FencedTx, PgClientLike, PgPoolLike, PgFenceOptions, PostgresJsLike, PostgresJsTxLike } from './fencing/postgres.js';
-export { fencedSet, fencingTokenKey, hashTag, FENCED_SET_SCRIPT } from './fencing/redis.js';
+export { fencedGet, fencedSet, fencingTokenKey, hashTag, FENCED_SET_SCRIPT } from './fencing/redis.js';
 export type { FencedSetOptions, IoredisLike, NodeRedisLike, RedisCommand, RedisLike } from './fencing/redis.js';
 export { fencingGuard, checkFencingToken, MemoryTokenStore, FENCING_TOKEN_HEADER, FENCING_RESOURCE_HEADER, STALE_TOKEN_PROBLEM } from './fencing/http-guard.js';
 export type { FencingGuard, FencingGuardOptions, TokenStore } from './fencing/http-guard.js';

@@ -9,7 +9,7 @@
 import { Cluster, Redis } from 'ioredis';
 import { createClient, createCluster } from 'redis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { fencedSet, fencingTokenKey, StaleTokenError, type RedisLike } from '@zk/locks';
+import { fencedGet, fencedSet, fencingTokenKey, StaleTokenError, type RedisLike } from '@zk/locks';
 import { startRedis, type RedisServer } from '../../harness/redis.js';
 import { outcome, waitFor } from '../../harness/index.js';
 
@@ -62,6 +62,15 @@ describe.each(drivers)('fencing redis ($name) - tokens', ({ redis }) => {
     await fencedSet(redis(), { resource: 'text', token: 10n }, '{text}:v', 'ten'); // "10" < "9" as text
     expect(await outcome(fencedSet(redis(), { resource: 'text', token: 9n }, '{text}:v', 'nine again'))).toMatchObject({ highest: 10n });
     expect(await ioredis.get('{text}:v')).toBe('ten');
+  });
+
+  it('fencedGet: reads and raises the bar (a stale holder that read before it cannot write after it); null for a missing key; refused when stale', async () => {
+    expect(await fencedGet(redis(), { resource: 'g', token: 4n }, '{g}:v')).toBeNull();
+    await fencedSet(redis(), { resource: 'g', token: 4n }, '{g}:v', 'four');
+    expect(await fencedGet(redis(), { resource: 'g', token: 5n }, '{g}:v')).toBe('four'); // the next holder reads
+    expect(await outcome(fencedSet(redis(), { resource: 'g', token: 4n }, '{g}:v', 'stale'))).toMatchObject({ token: 4n, highest: 5n });
+    expect(await outcome(fencedGet(redis(), { resource: 'g', token: 3n }, '{g}:v'))).toMatchObject({ token: 3n, highest: 5n });
+    expect(await ioredis.get('{g}:v')).toBe('four');
   });
 
   it('EVAL when the server lost the script (SCRIPT FLUSH), EVALSHA again after; px sets an expiry', async () => {

@@ -42,7 +42,8 @@ export interface FencedSetOptions {
 
 /**
  * KEYS[1] the token key, KEYS[2] the data key; ARGV[1] the token (canonical decimal), ARGV[2] the
- * value, ARGV[3] PX in ms or ''. Returns {1} when written, {0, highest} when refused.
+ * value, ARGV[3] PX in ms or '', ARGV[4] 'get' to read the data key instead of setting it.
+ * Returns {1} when written, {1, value} when read, {0, highest} when refused.
  */
 export const FENCED_SET_SCRIPT = `local highest = redis.call('GET', KEYS[1])
 local token = ARGV[1]
@@ -50,6 +51,9 @@ if highest and (#token < #highest or (#token == #highest and token < highest)) t
   return {0, highest}
 end
 redis.call('SET', KEYS[1], token)
+if ARGV[4] == 'get' then
+  return {1, redis.call('GET', KEYS[2])}
+end
 if ARGV[3] ~= '' then
   redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
 else
@@ -90,18 +94,41 @@ export function fencingTokenKey(resource: string): string {
  * ```
  */
 export async function fencedSet(redis: RedisLike, fence: Fence, key: string, value: string, options: FencedSetOptions = {}): Promise<void> {
+  const px = options.px;
+  if (px !== undefined && !(Number.isSafeInteger(px) && px > 0)) throw new RangeError(`px must be a positive integer of ms, not ${px}`);
+  await run(redis, fence, key, [value, px === undefined ? '' : String(px), 'set'], options.tokenKey);
+}
+
+/**
+ * Reads `key` only if `fence.token` is at least the highest token recorded for the resource, and
+ * records it, in the same script as {@link fencedSet}; null when the key does not exist. The read
+ * of a read-modify-write that spans a pause: it raises the bar at the read, so a stale holder
+ * that read earlier cannot write back its copy between this read and this holder's write (a
+ * plain GET would leave the bar at the stale holder's token until the new holder writes).
+ *
+ * @example
+ * ```ts
+ * const count = Number((await fencedGet(redis, fence, '{counter}:n')) ?? '0');
+ * await fencedSet(redis, fence, '{counter}:n', String(count + 1));
+ * ```
+ */
+export async function fencedGet(redis: RedisLike, fence: Fence, key: string, options: Pick<FencedSetOptions, 'tokenKey'> = {}): Promise<string | null> {
+  const reply = await run(redis, fence, key, ['', '', 'get'], options.tokenKey);
+  const value = reply[1];
+  return value === null || value === undefined || value === false ? null : String(value);
+}
+
+/** Runs the script on `key` with ARGV[2..4] = `rest`; its reply when accepted, StaleTokenError when refused. */
+async function run(redis: RedisLike, fence: Fence, key: string, rest: string[], tokenKeyOption: string | undefined): Promise<unknown[]> {
   checkFence(fence);
-  const tokenKey = options.tokenKey ?? fencingTokenKey(fence.resource);
+  const tokenKey = tokenKeyOption ?? fencingTokenKey(fence.resource);
   const tag = hashTag(key);
   if (tag !== undefined && tag !== hashTag(tokenKey)) {
     throw new RangeError(`key ${JSON.stringify(key)} is tagged {${tag}}, the token key ${JSON.stringify(tokenKey)} is not: a cluster keeps them in different slots`);
   }
-  const px = options.px;
-  if (px !== undefined && !(Number.isSafeInteger(px) && px > 0)) throw new RangeError(`px must be a positive integer of ms, not ${px}`);
-  const args = ['2', tokenKey, key, fence.token.toString(), value, px === undefined ? '' : String(px)];
-  const reply = await evalScript(redis, args);
-  if (!Array.isArray(reply)) throw new TypeError(`unexpected reply to the fenced set script: ${String(reply)}`);
-  if (Number(reply[0]) === 1) return;
+  const reply = await evalScript(redis, ['2', tokenKey, key, fence.token.toString(), ...rest]);
+  if (!Array.isArray(reply)) throw new TypeError(`unexpected reply to the fencing script: ${String(reply)}`);
+  if (Number(reply[0]) === 1) return reply;
   throw new StaleTokenError(fence.resource, fence.token, BigInt(String(reply[1])));
 }
 
