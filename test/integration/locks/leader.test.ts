@@ -156,13 +156,17 @@ describe('LeaderLatch', () => {
     other.start();
     await waitFor('queued', async () => (await nodes('/election/wait')).length === 2 || undefined);
     const t0 = performance.now();
-    await expect(other.leadership({ timeout: 200 })).rejects.toBeInstanceOf(LockTimeoutError);
+    const late = await other.leadership({ timeout: 200 }).catch((e: unknown) => e);
+    expect(late).toBeInstanceOf(LockTimeoutError);
     expect(performance.now() - t0).toBeGreaterThanOrEqual(195);
-    await expect(other.leadership({ timeout: 0 })).rejects.toBeInstanceOf(LockTimeoutError);
+    // The messages speak of leadership, not of a lock (issue 37 item 7).
+    expect((late as Error).message).toBe('leadership of /election/wait not gained within 200 ms');
+    await expect(other.leadership({ timeout: 0 })).rejects.toThrow(new LockTimeoutError('/election/wait', 0, 'leadership of /election/wait is not ours right now'));
     const controller = new AbortController();
     const aborted = other.leadership({ signal: controller.signal });
     controller.abort(new Error('stop'));
     await expect(aborted).rejects.toBeInstanceOf(LockAbortedError);
+    await expect(aborted).rejects.toThrow('waiting for leadership of /election/wait was aborted');
     expect((await nodes('/election/wait')).length).toBe(2);
     // Still in the election: it leads once the leader leaves.
     const next = other.leadership({ timeout: 10_000 });
@@ -331,12 +335,15 @@ describe('LeaderSelector', () => {
     });
     await held.promise;
     const waiter = new LeaderSelector(b, '/election/t', { id: 'waiter' });
-    await expect(waiter.run(() => 'never', { timeout: 200 })).rejects.toBeInstanceOf(LockTimeoutError);
+    const late = waiter.run(() => 'never', { timeout: 200 });
+    await expect(late).rejects.toBeInstanceOf(LockTimeoutError);
+    await expect(late).rejects.toThrow('leadership of /election/t not gained within 200 ms'); // not "lock" (issue 37 item 7)
     const controller = new AbortController();
     const aborted = waiter.run(() => 'never', { signal: controller.signal });
     await waitFor('queued', async () => (await nodes('/election/t')).length === 2 || undefined);
     controller.abort();
     await expect(aborted).rejects.toBeInstanceOf(LockAbortedError);
+    await expect(aborted).rejects.toThrow('waiting for leadership of /election/t was aborted');
     await waitFor('the aborted node removed', async () => (await nodes('/election/t')).length === 1 || undefined);
     const queued = waiter.run(() => 'never');
     queued.catch(() => undefined); // it rejects while close() runs, before the check below: handled now
