@@ -8,7 +8,10 @@
 // (process.hrtime.bigint(), one clock for every process of the machine); a write that failed has
 // an unknown outcome (no return), a read that failed is logged as failed and left out. Runs the
 // built packages.
+// Each session logs {kind:'ready'} once connected; the run ends when the test writes a line to
+// stdin (or after durationMs).
 //   <connect> <who> <durationMs> <keys, comma-separated> <modes, comma-separated>
+import { createInterface } from 'node:readline';
 import { ZooKeeper } from '@zk/protocol';
 
 const [connect, who, durationText, keysText, modesText] = process.argv.slice(2);
@@ -19,6 +22,9 @@ const now = () => process.hrtime.bigint().toString();
 const log = (event) => process.stdout.write(`${JSON.stringify({ who, ...event })}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 let written = 0;
+let stopped = false;
+createInterface({ input: process.stdin }).on('line', () => (stopped = true));
+const running = () => !stopped && Date.now() < end;
 
 process.on('unhandledRejection', (err) => {
   log({ kind: 'error', message: `unhandled rejection: ${String(err?.stack ?? err)}` });
@@ -32,7 +38,7 @@ async function connectClient(mode) {
       return await ZooKeeper.connect(connect, { sessionTimeout: 20_000, connectTimeout: 5000, requestTimeout: 4000 });
     } catch (err) {
       log({ kind: 'error', mode, message: `connect: ${String(err?.message ?? err)}` });
-      if (Date.now() >= end) return undefined;
+      if (!running()) return undefined;
       await sleep(200);
     }
   }
@@ -41,7 +47,8 @@ async function connectClient(mode) {
 async function loop(mode) {
   const zk = await connectClient(mode);
   if (!zk) return;
-  while (Date.now() < end) {
+  log({ kind: 'ready', mode });
+  while (running()) {
     const key = keys[Math.floor(Math.random() * keys.length)];
     if (mode === 'write') {
       const value = `${who}.${mode}.${written++}`;

@@ -94,8 +94,11 @@ export async function registerRun(nemesis: RegisterNemesis, timing: RegisterTimi
       await zk.getData('/');
       await zk.close();
     }
-    const durationMs = timing.beforeMs + timing.strikes * (timing.faultMs + timing.afterMs);
-    const exits = ensemble.servers.map((s) => participant(`p${s.id}`, `${s.connectString}${root}`, durationMs, ops, errors, failures));
+    // Every session connected before the clock starts (a server may refuse handshakes for a
+    // while after it joined); the participants stop when told, after the last strike.
+    const ready = { count: 0 };
+    const procs = ensemble.servers.map((s) => participant(`p${s.id}`, `${s.connectString}${root}`, 300_000, ops, errors, failures, ready));
+    await waitFor('every participant session connected', () => (ready.count >= procs.length * (MODES.length + 1) ? true : undefined), 60_000, 50);
     await sleep(timing.beforeMs);
     for (let i = 0; i < timing.strikes; i++) {
       const what = nemesis.strike(links, await rolesOf(ensemble), i);
@@ -104,7 +107,8 @@ export async function registerRun(nemesis: RegisterNemesis, timing: RegisterTimi
       links.heal();
       await sleep(timing.afterMs);
     }
-    await Promise.all(exits);
+    for (const p of procs) p.stop();
+    await Promise.all(procs.map((p) => p.exited));
   } finally {
     ensemble.links?.heal();
     await ensemble.close();
@@ -129,9 +133,9 @@ export async function registerRun(nemesis: RegisterNemesis, timing: RegisterTimi
   return { name: nemesis.name, staleBy, failures: Object.fromEntries(failures), durationMs: Date.now() - started, writes: writes.length, unknownWrites: writes.filter((w) => w.ret === undefined).length, strikes, modes, errors, checkMs: Date.now() - checkStart };
 }
 
-/** Spawns one participant and collects its operations; resolves when it exits. */
-function participant(who: string, connect: string, durationMs: number, ops: Array<RegisterOp & { mode: Mode }>, errors: string[], failures: Map<string, number>): Promise<void> {
-  const proc = spawn(process.execPath, [PARTICIPANT, connect, who, String(durationMs), KEYS.join(','), MODES.join(',')], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Spawns one participant and collects its operations (`ready` counts its sessions once connected). */
+function participant(who: string, connect: string, durationMs: number, ops: Array<RegisterOp & { mode: Mode }>, errors: string[], failures: Map<string, number>, ready: { count: number }): { stop: () => void; exited: Promise<void> } {
+  const proc = spawn(process.execPath, [PARTICIPANT, connect, who, String(durationMs), KEYS.join(','), MODES.join(',')], { stdio: ['pipe', 'pipe', 'pipe'] });
   createInterface({ input: proc.stdout! }).on('line', (line) => {
     let e: { kind: string; mode: Mode; op: 'read' | 'write'; key: string; value?: string | null; call: string; ret?: string; error?: string; notSent?: boolean; message?: string };
     try {
@@ -141,6 +145,7 @@ function participant(who: string, connect: string, durationMs: number, ops: Arra
       return;
     }
     if (e.kind === 'error') errors.push(`${who}: ${e.message}`);
+    if (e.kind === 'ready') ready.count++;
     if (e.kind !== 'op') return;
     if (e.error !== undefined) failures.set(`${e.op} ${e.error}${e.notSent ? ' (not sent)' : ''}`, (failures.get(`${e.op} ${e.error}${e.notSent ? ' (not sent)' : ''}`) ?? 0) + 1);
     // A write never sent was certainly not applied: left out.
@@ -154,12 +159,13 @@ function participant(who: string, connect: string, durationMs: number, ops: Arra
   });
   let stderr = '';
   proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => {
+  const exited = new Promise<void>((resolve) => {
     proc.on('exit', (code) => {
       if (code !== 0) errors.push(`${who} exited ${code}: ${stderr.slice(-500)}`);
       resolve();
     });
   });
+  return { stop: () => proc.stdin!.end('stop\n'), exited };
 }
 
 /** The roles once exactly one server leads and the others follow. */

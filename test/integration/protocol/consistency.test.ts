@@ -104,6 +104,21 @@ describe('consistency - causal tokens', () => {
     expect(causalTokenOf(zk.lastZxid)).toBe(zk.causalToken);
   });
 
+  it('getData and getChildrenWithStat carry the reply zxid: at least the data read, at most what the client has seen', async () => {
+    const zk = await space.client();
+    await zk.create('/k', 'v');
+    const stat = await zk.setData('/k', 'w');
+    const read = await zk.getData('/k');
+    if (read.zxid === undefined) throw new Error('getData returned no zxid');
+    expect(read.zxid).toBeGreaterThanOrEqual(stat.mzxid);
+    expect(read.zxid).toBeLessThanOrEqual(zk.lastZxid);
+    const kids = await zk.getChildrenWithStat('/');
+    expect(kids.zxid).toBeGreaterThanOrEqual(read.zxid);
+    // A token from a result, handed on: the other client's read is at least as new.
+    const other = await space.client();
+    expect((await other.getData('/k', { after: causalTokenOf(read.zxid) })).data.toString()).toBe('w');
+  });
+
   it('a read after a token this client has already seen sends no sync; after a newer one, one sync first, and the data is at least that new', async () => {
     const reader = await space.client();
     const writer = await space.client();

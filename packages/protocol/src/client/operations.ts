@@ -54,9 +54,9 @@ export async function getData(rp: RequestPath, path: string, options: WatchOptio
   validatePath(path);
   const p = addChroot(rp.chroot, path);
   const watch = options.watch !== undefined;
-  const body = await rp.call(OpCode.getData, 'getData', path, (w) => proto.writeGetDataRequest(w, { path: p, watch }), proto.readGetDataResponse, options, !watch);
+  const { body, zxid } = await rp.callReply(OpCode.getData, 'getData', path, (w) => proto.writeGetDataRequest(w, { path: p, watch }), proto.readGetDataResponse, options, !watch);
   if (options.watch) rp.session.watches.add('data', path, options.watch);
-  return { data: body.data ?? EMPTY, stat: body.stat };
+  return { data: body!.data ?? EMPTY, stat: body!.stat, zxid };
 }
 
 /** @internal */
@@ -99,13 +99,13 @@ export async function getChildren(rp: RequestPath, path: string, options: WatchO
 }
 
 /** @internal */
-export async function getChildrenWithStat(rp: RequestPath, path: string, options: WatchOptions): Promise<{ children: string[]; stat: Stat }> {
+export async function getChildrenWithStat(rp: RequestPath, path: string, options: WatchOptions): Promise<{ children: string[]; stat: Stat; zxid?: bigint }> {
   validatePath(path);
   const p = addChroot(rp.chroot, path);
   const watch = options.watch !== undefined;
-  const body = await rp.call(OpCode.getChildren2, 'getChildren', path, (w) => proto.writeGetChildren2Request(w, { path: p, watch }), proto.readGetChildren2Response, options);
+  const { body, zxid } = await rp.callReply(OpCode.getChildren2, 'getChildren', path, (w) => proto.writeGetChildren2Request(w, { path: p, watch }), proto.readGetChildren2Response, options);
   if (options.watch) rp.session.watches.add('child', path, options.watch);
-  return { children: (body.children ?? []) as string[], stat: body.stat };
+  return { children: (body!.children ?? []) as string[], stat: body!.stat, zxid };
 }
 
 /** @internal */

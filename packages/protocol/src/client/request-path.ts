@@ -80,7 +80,19 @@ export class RequestPath {
     return withRetryPolicy(policy, options, this.options.requestTimeout, (o) => this.#callOnce(op, opName, path, write, read, { ...options, ...o }, coalesce));
   }
 
-  #callOnce<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions, coalesce: boolean): Promise<T> {
+  /**
+   * Like {@link call}, resolving with the whole reply: the body and the reply header's `zxid` (the
+   * server's last applied transaction when it answered: what a causal token names).
+   */
+  callReply<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions, coalesce = false): Promise<Reply<T>> {
+    const policy = this.options.retry;
+    const once = (o: CallOptions) => this.#callOnce(op, opName, path, write, read, o, coalesce, true) as unknown as Promise<Reply<T>>;
+    if (policy === undefined) return once(options);
+    return withRetryPolicy(policy, options, this.options.requestTimeout, (o) => once({ ...options, ...o }));
+  }
+
+  // `whole`: resolve with the reply rather than its body (callReply).
+  #callOnce<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions, coalesce: boolean, whole = false): Promise<T> {
     let sent: Promise<Reply<T>>;
     const notSent = this.#unsendable();
     try {
@@ -91,7 +103,7 @@ export class RequestPath {
     return sent.then(
       (reply) => {
         if (reply.err !== 0) throw this.#serverError(reply.err, opName, path, op);
-        return reply.body as T;
+        return (whole ? reply : reply.body) as T;
       },
       (err: unknown) => {
         throw withContext(err, opName, path, notSent);

@@ -57,4 +57,11 @@ export interface WatchOptions extends CallOptions {
 export interface DataResult {
   readonly data: Buffer;
   readonly stat: Stat;
+  /**
+   * The zxid in the reply's header: the last transaction the server had applied when it answered,
+   * so this data is at least that new. `causalTokenOf(zxid)` makes it a token another process can
+   * read `{ after }` (see the Consistency guide). Always set by {@link ZooKeeper.getData}; optional
+   * so that fakes and wrappers written before it still type-check.
+   */
+  readonly zxid?: bigint;
 }

@@ -358,8 +358,11 @@ export class ZooKeeper implements AsyncDisposable {
     return operations.getChildren(this.#rp, path, options);
   }
 
-  /** Like {@link getChildren}, and also the parent's Stat (the `getChildren2` operation). */
-  getChildrenWithStat(path: string, options: ReadOptions = {}): Promise<{ children: string[]; stat: Stat }> {
+  /**
+   * Like {@link getChildren}, and also the parent's Stat (the `getChildren2` operation) and the
+   * reply's `zxid` (as {@link DataResult.zxid}).
+   */
+  getChildrenWithStat(path: string, options: ReadOptions = {}): Promise<{ children: string[]; stat: Stat; zxid?: bigint }> {
     return operations.getChildrenWithStat(this.#rp, path, options);
   }
 
