@@ -12,12 +12,20 @@
 //   `store-fenced`  the register is an external store (lockset.ts's RegisterStore) that rejects
 //                   any operation carrying a fencing token lower than the highest it has seen;
 //   `store-plain`   the same store, tokens ignored.
+//   `pg-fenced`     the register is a row of a real Postgres (<register> its URL; table
+//                   lockset_register, id 1, items a JSON text), read and written with @zk/locks'
+//                   fencedWrite (the read too: it records the token, so a stale holder that read
+//                   before the next holder's read cannot write back after it);
+//   `pg-plain`      the same row, a plain SELECT and UPDATE;
+//   `redis-fenced`  the register is the key {lockset}:register of a real Redis (<register> its
+//                   URL), read with fencedGet and written with fencedSet;
+//   `redis-plain`   the same key, plain GET and SET.
 // <register>: the znode path (under the chroot of <connect>) or the store's URL. The write goes out
 // whatever happened meanwhile, as a holder that does not look at its signal would: only fencing
 // can refuse it. `ack` means the write was accepted: that item must be in the final register.
 import { request } from 'node:http';
 import { ZooKeeper } from '@zk/protocol';
-import { Mutex } from '@zk/locks';
+import { Mutex, StaleTokenError, fencedGet, fencedSet, fencedWrite } from '@zk/locks';
 
 const [connect, lockPath, who, durationText, sessionTimeoutText, variant, register, workText] = process.argv.slice(2);
 const now = () => process.hrtime.bigint().toString();
@@ -42,7 +50,25 @@ const store = (method, token, body) =>
     req.end(body);
   });
 
+/** The real stores' register (pg-*, redis-*), fenced under the resource `lockset` when asked. */
+const fenced = variant.endsWith('-fenced');
+const pool = variant.startsWith('pg') ? new (await import('pg')).default.Pool({ connectionString: register, max: 2 }) : undefined;
+const redis = variant.startsWith('redis') ? new (await import('ioredis')).Redis(register) : undefined;
+const REDIS_KEY = '{lockset}:register';
+const SELECT = 'SELECT items FROM lockset_register WHERE id = 1';
+const UPDATE = 'UPDATE lockset_register SET items = $1 WHERE id = 1';
+const refusedStale = (err) => {
+  if (err instanceof StaleTokenError) return false;
+  throw err;
+};
+
 async function read(_zk, token) {
+  if (pool) {
+    const fence = { resource: 'lockset', token };
+    const { rows } = fenced ? await fencedWrite(pool, fence, (c) => c.query(SELECT)) : await pool.query(SELECT);
+    return JSON.parse(rows[0].items);
+  }
+  if (redis) return JSON.parse((fenced ? await fencedGet(redis, { resource: 'lockset', token }, REDIS_KEY) : await redis.get(REDIS_KEY)) ?? '[]');
   if (variant.startsWith('store')) {
     const [status, body] = await store('GET', token);
     if (status !== 200) throw new Error(`store read refused (${status}): ${body}`);
@@ -55,6 +81,9 @@ async function read(_zk, token) {
 /** Writes the register; true when it was accepted. */
 async function writeBack(zk, lease, items) {
   const body = JSON.stringify(items);
+  const fence = { resource: 'lockset', token: lease.fencingToken };
+  if (pool) return fenced ? await fencedWrite(pool, fence, (c) => c.query(UPDATE, [body])).then(() => true, refusedStale) : (await pool.query(UPDATE, [body]), true);
+  if (redis) return fenced ? await fencedSet(redis, fence, REDIS_KEY, body).then(() => true, refusedStale) : (await redis.set(REDIS_KEY, body), true);
   if (variant.startsWith('store')) {
     const [status] = await store('PUT', lease.fencingToken, body);
     return status === 200;
@@ -111,3 +140,5 @@ while (Date.now() < end) {
 }
 await zk.close();
 await dataZk?.close();
+await pool?.end();
+redis?.disconnect();

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { ZooKeeper } from '@zk/protocol';
 
 /** How the register is kept and written (see lockset-participant.mjs). */
-export type LockSetVariant = 'znode-fenced' | 'znode-plain' | 'store-fenced' | 'store-plain';
+export type LockSetVariant = 'znode-fenced' | 'znode-plain' | 'store-fenced' | 'store-plain' | 'pg-fenced' | 'pg-plain' | 'redis-fenced' | 'redis-plain';
 
 /** The participant script. */
 export const LOCKSET_PARTICIPANT = fileURLToPath(new URL(import.meta.url.includes('/test/dist/') ? '../../faults/lockset-participant.mjs' : './lockset-participant.mjs', import.meta.url));
