@@ -4,7 +4,8 @@
  * only "not connected", which reads as a network problem to retry when the session is gone.
  */
 import { ConnectionLossError, SessionExpiredError } from '../errors.js';
-import type { ServerStat } from '../connection/transport.js';
+import { HandshakeClosedError } from '../connection/handshake.js';
+import { probeServerStat, type ServerStat } from '../connection/transport.js';
 import { endpointLabel, type Endpoint } from './hosts.js';
 
 /** What to do about an expired session, in every SessionExpiredError of a call. */
@@ -44,6 +45,33 @@ export function sessionLost(sessionId: bigint, lastAttempt: unknown): Connection
 export function notConnected(state: string, lastAttempt: unknown): ConnectionLossError {
   const last = lastAttempt instanceof Error ? `; last attempt: ${lastAttempt.message}` : '';
   return new ConnectionLossError(`not connected (${state}${last})`, lastAttempt === undefined ? {} : { cause: lastAttempt });
+}
+
+/** `srvr` modes of a server that serves clients as part of its ensemble (not `read-only`). */
+const SERVING = new Set(['standalone', 'leader', 'follower', 'observer']);
+
+/**
+ * After an attempt on `server` failed: when the server closed the handshake without a word, asks
+ * it (`srvr`) for its mode and zxid, and resolves with the evidence when it is serving and behind
+ * `ours`, the session's last zxid. That is the one refusal that waiting does not cure: ZooKeeper
+ * refuses a session whose client saw a later zxid ("client must try another server", Java
+ * `ZooKeeperServer.processConnectRequest`). A follower only catching up lags by far less than a
+ * session timeout; a server that lost its data (wiped, or restored from an older snapshot)
+ * refuses for ever, and the Java client would retry it for ever.
+ */
+export async function findServerBehind(server: Endpoint, ours: bigint, attempt: unknown, timeoutMs: number): Promise<ServerBehind | undefined> {
+  if (!closedInHandshake(attempt)) return undefined;
+  const stat = await probeServerStat(server.address, server.port, timeoutMs);
+  if (stat === undefined || !SERVING.has(stat.mode) || stat.zxid >= ours) return undefined;
+  return { server, stat, ours, attempt };
+}
+
+/** Whether a failed attempt is a handshake the server closed without answering (handshake.ts). */
+function closedInHandshake(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    if (e instanceof HandshakeClosedError) return true;
+  }
+  return false;
 }
 
 function isBehind(cause: unknown): cause is ServerBehind {

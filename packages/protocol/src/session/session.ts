@@ -9,8 +9,6 @@
 import { Connection, type Reply, type RequestOptions } from '../connection/connection.js';
 import type { ServerGeneration } from '../connection/generation.js';
 import { resolveHost } from '../connection/resolve.js';
-import { HandshakeClosedError } from '../connection/handshake.js';
-import { probeServerStat } from '../connection/transport.js';
 import { OpCode, Xid } from '../constants.js';
 import type { JuteReader } from '../jute/reader.js';
 import type { JuteWriter } from '../jute/writer.js';
@@ -30,7 +28,7 @@ import { openConnection, type DialingSession } from './dial.js';
 import type { SessionOptions } from './options.js';
 import { ReadWriteProbe, ServerChoice } from './server-choice.js';
 import { StateKeeper, type StateListener } from './state-keeper.js';
-import type { ServerBehind } from './session-end.js';
+import { findServerBehind, type ServerBehind } from './session-end.js';
 
 export type { SessionOptions } from './options.js';
 export type { SessionState, StateListener };
@@ -61,6 +59,8 @@ export class Session {
   #reconnecting: Promise<void> | undefined;
   /** One back-off for the whole session: reset only by a connection that proved stable. */
   readonly #backoff = new Backoff();
+  /** The last round whose host list was asked again ({@link #refreshHosts}). */
+  #refreshedRound = 0;
   /** When the live connection was adopted (performance.now()). */
   #adoptedAt = 0;
   /** {@link lastHeard} of the connections that ended. */
@@ -283,6 +283,7 @@ export class Session {
    * attempt with the resolver's error. True when a connection took, else the host tried.
    */
   async #attempt(signal: AbortSignal | undefined, errors: unknown[], prove = false): Promise<true | HostAddress> {
+    await this.#refreshHosts(signal, errors);
     const { host, preferred } = this.#servers.next();
     let endpoints: Endpoint[];
     if (preferred) endpoints = [preferred];
@@ -303,6 +304,24 @@ export class Session {
     return host;
   }
 
+  /**
+   * A host list that is asked again (`refreshHosts`: an SRV record) is, once at the start of every
+   * round but the first (whose list the connect asked for). A failed answer keeps the list, and
+   * counts as that attempt's error.
+   */
+  async #refreshHosts(signal: AbortSignal | undefined, errors: unknown[]): Promise<void> {
+    const refresh = this.#options.refreshHosts;
+    const round = this.#servers.roundStart();
+    if (refresh === undefined || round === undefined || round === 0 || round === this.#refreshedRound) return;
+    this.#refreshedRound = round;
+    try {
+      this.#servers.replace(await refresh(signal));
+    } catch (err) {
+      this.#debug('%s', (err as Error)?.message);
+      errors.push(err);
+    }
+  }
+
   /** Dials one address of a host, handshakes and re-arms (dial.ts). True when the connection took. */
   async #dial(host: Endpoint, signal: AbortSignal | undefined, errors: unknown[], prove: boolean): Promise<boolean> {
     const dialedAt = performance.now();
@@ -320,7 +339,7 @@ export class Session {
       }
       this.#debug('connect to %s failed: %s', endpointLabel(host), (err as Error)?.message);
       errors.push(err);
-      if (prove && closedInHandshake(err)) await this.#checkBehind(host, err);
+      if (prove) await this.#checkBehind(host, err);
       return false;
     }
     if (this.#keeper.state === 'closed') {
@@ -482,36 +501,22 @@ export class Session {
   }
 
   /**
-   * After a server closed our handshake without a word: asks it (`srvr`) whether it is behind
-   * the session's last zxid, the one refusal that waiting does not cure when the server is
-   * serving. It is kept as evidence until a connection is adopted: once the session is also
-   * `lost` (no server took it back within its timeout), a serving server that never applied
-   * what the session saw means the ensemble lost that data (wiped, or restored from an older
-   * snapshot) and the session with it. A follower only catching up lags by far less than a
-   * session timeout, and the Java client would retry such a server forever.
+   * After a failed attempt: whether it was a serving server behind the session's last zxid
+   * (session-end.ts), kept as evidence until a connection is adopted. Once the session is also
+   * `lost`, such a server means the ensemble lost what the session saw, the session with it
+   * (#reconnect). Not over TLS (the `srvr` probe is plain TCP).
    */
   async #checkBehind(server: Endpoint, attempt: unknown): Promise<void> {
     const ours = this.lastZxid;
     if (ours === 0n || this.#sessionId === 0n || this.#options.tls) return;
-    const stat = await probeServerStat(server.address, server.port, Math.min(this.#options.connectTimeout, 2000));
-    if (stat === undefined || !SERVING.has(stat.mode) || stat.zxid >= ours) return;
-    this.#debug('%s (%s) is at zxid 0x%s, behind our 0x%s', endpointLabel(server), stat.mode, stat.zxid.toString(16), ours.toString(16));
-    this.#behind = { server, stat, ours, attempt };
+    const behind = await findServerBehind(server, ours, attempt, Math.min(this.#options.connectTimeout, 2000));
+    if (behind === undefined) return;
+    this.#debug('%s (%s) is at zxid 0x%s, behind our 0x%s', endpointLabel(server), behind.stat.mode, behind.stat.zxid.toString(16), ours.toString(16));
+    this.#behind = behind;
   }
 }
 
 const noop = (): void => {};
-
-/** `srvr` modes of a server that serves clients as part of its ensemble (not `read-only`). */
-const SERVING = new Set(['standalone', 'leader', 'follower', 'observer']);
-
-/** Whether a failed attempt is a handshake the server closed without answering (handshake.ts). */
-function closedInHandshake(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
-    if (e instanceof HandshakeClosedError) return true;
-  }
-  return false;
-}
 
 function maxBig(a: bigint, b: bigint): bigint {
   return a > b ? a : b;
