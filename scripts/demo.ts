@@ -36,7 +36,13 @@ let admin: ZooKeeper | undefined;
 
 try {
   say(bold(`ZooKeeper at ${connect}`) + dim(` (${ensemble.source === 'external' ? `ZK_CONNECT; ${security.summary}${aclSpec ? `; --acl ${aclSpec}` : ''}` : `local, started in ${Math.round(ensemble.startMs)} ms`})`));
-  admin = await ZooKeeper.connect(connect, security.options);
+  admin = await ZooKeeper.connect(connect, security.options).catch((err: unknown) => {
+    // The library asks whether ZooKeeper runs there; in this checkout, say how to get one.
+    if (ensemble.source === 'external' && /\bECONNREFUSED\b/.test((err as Error).message)) {
+      process.stderr.write('ZK_CONNECT names no running ZooKeeper: start one with `npm run zk -- start`, or unset ZK_CONNECT and the demo starts its own.\n');
+    }
+    throw err;
+  });
   await fifoScene(admin);
   await killScene(admin);
   await readWriteScene(admin);
