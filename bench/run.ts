@@ -31,6 +31,7 @@ import { scaleWorkloads } from './workloads/scale.js';
 import { clientScaleWorkloads } from './workloads/scale-client.js';
 import { semaphoreWorkloads } from './workloads/semaphore.js';
 import { fencingWorkloads } from './workloads/fencing.js';
+import { consistencyWorkloads } from './workloads/consistency.js';
 import { FLEET_SERVER_PROPERTIES, FLEET_TICK_MS, fleetSettings, fleetWanted, fleetWorkloads } from './workloads/fleet.js';
 import { serversOf } from './lib/server-counters.js';
 import { WORKLOAD } from './lib/names.js';
@@ -118,6 +119,7 @@ async function pass(connect: string, full: boolean): Promise<void> {
     }
     await zk.create(base);
     await rawWorkloads(bench, { connect, zk, coalesced, nzc, java, secured: secured !== undefined }, base);
+    await consistencyWorkloads(bench, connect, base);
     await lockWorkloads(bench, connect, zk, java, base);
     await handoffWorkloads(bench, connect, java, base);
     await semaphoreWorkloads(bench, connect, java, base);
