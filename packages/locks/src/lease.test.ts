@@ -3,6 +3,7 @@ import type { WatchedEvent, ZooKeeper } from '@zk/protocol';
 import { LeaseEndedError, LeaseLostError, LeaseReleasedError, LeaseRevokedError, NotHeldError } from './errors.js';
 import { abortCore, guard, Lease, reasonOf, RELEASED, signalOf, type LeaseCore } from './lease.js';
 import { fakeClient, StateStub } from './testing/fake-client.js';
+import { MultiLease } from './locks/multi-lock.js';
 
 /** A core with no guard behind it: only the signal bookkeeping is under test. */
 function core(): LeaseCore {
@@ -196,6 +197,19 @@ describe('lease - held and assertHeld read the clock (issue 41)', () => {
     expect(lease.signal.aborted).toBe(false);
     expect(lease.held).toBe(false);
     expect(lease.signal.reason).toMatchObject({ code: 'lost', message: 'lease on /jobs/lock lost: suspended for more than 30 ms' });
+  });
+});
+
+describe('lease - a MultiLease reads its parts\' clocks', () => {
+  it('past the deadline, held is false and assertHeld throws the part\'s loss, before any timer ran', () => {
+    const first = held();
+    const multi = new MultiLease([first], []);
+    expect(multi.held).toBe(true);
+    session.heard = performance.now() - 5000;
+    expect(multi.signal.aborted).toBe(false); // control: the flag the timers set
+    expect(() => multi.assertHeld()).toThrow(LeaseLostError);
+    expect(multi.held).toBe(false);
+    expect(multi.signal.reason).toMatchObject({ code: 'lost', message: expect.stringMatching(/deadline passed/) });
   });
 });
 

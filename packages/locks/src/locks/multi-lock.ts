@@ -201,14 +201,15 @@ export class MultiLease implements AsyncDisposable {
   get revocationRequested(): AbortSignal {
     return this.#revocation;
   }
-  /** True until released or until any part is lost. */
+  /** True until released or until any part is lost. Reads the clock, as {@link Lease.held} does for each part. */
   get held(): boolean {
-    return this.#release === undefined && !this.#signal.aborted;
+    return this.#release === undefined && this.#leases.every((l) => l.held) && !this.#signal.aborted;
   }
 
-  /** Throws if released, or the first lost part's reason. */
+  /** Throws if released, or the first lost part's reason. Reads the clock, as {@link Lease.assertHeld} does. */
   assertHeld(): void {
     if (this.#release) throw new NotHeldError(this.#leases[0]!.path, `multi-lease on ${this.paths.join(', ')} was released`);
+    for (const l of this.#leases) void l.held; // a part past its deadline is aborted here, and with it the signal
     if (this.#signal.aborted) throw this.#signal.reason;
   }
 
