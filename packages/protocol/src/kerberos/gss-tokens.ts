@@ -49,8 +49,8 @@ const SENT_BY_ACCEPTOR = 0x01;
 const SEALED = 0x02;
 const ACCEPTOR_SUBKEY = 0x04;
 
-/** Key usages of RFC 4121 §2. */
-const Usage = { acceptorSeal: 22, acceptorSign: 23, initiatorSeal: 24, initiatorSign: 25 } as const;
+/** Key usages of RFC 4121 §2 (KG-USAGE-ACCEPTOR-SEAL, KG-USAGE-INITIATOR-SEAL; the SIGN ones are MIC tokens', not used here). */
+const Usage = { acceptorSeal: 22, initiatorSeal: 24 } as const;
 
 export interface WrapKeys {
   readonly key: EncryptionKey;
@@ -77,7 +77,8 @@ export function wrap(keys: WrapKeys, fromAcceptor: boolean, seq: bigint, message
     const usage = fromAcceptor ? Usage.acceptorSeal : Usage.initiatorSeal;
     return Buffer.concat([h, encrypt(keys.key, usage, Buffer.concat([message, h]))]);
   }
-  const usage = fromAcceptor ? Usage.acceptorSign : Usage.initiatorSign;
+  // Wrap tokens use the SEAL usages whether sealed or not; SIGN is for MIC tokens (RFC 4121 §2).
+  const usage = fromAcceptor ? Usage.acceptorSeal : Usage.initiatorSeal;
   const sum = checksum(keys.key, usage, Buffer.concat([message, header(flags, 0, 0, seq)])).value;
   return Buffer.concat([header(flags, sum.length, 0, seq), message, sum]);
 }
@@ -109,6 +110,6 @@ export function unwrap(keys: WrapKeys, fromAcceptor: boolean, token: Buffer): { 
   }
   if (body.length < ec) throw new KerberosDecodeError('GSS Wrap token: shorter than its checksum');
   const message = body.subarray(0, body.length - ec);
-  verifyChecksum(keys.key, fromAcceptor ? Usage.acceptorSign : Usage.initiatorSign, Buffer.concat([message, header(flags, 0, 0, seq)]), body.subarray(body.length - ec));
+  verifyChecksum(keys.key, fromAcceptor ? Usage.acceptorSeal : Usage.initiatorSeal, Buffer.concat([message, header(flags, 0, 0, seq)]), body.subarray(body.length - ec));
   return { message, seq, confidential: false };
 }
