@@ -202,3 +202,36 @@ export async function startKdc(options: { realm?: string; maxLife?: string; cloc
     },
   };
 }
+
+/**
+ * What a ZooKeeper server needs to accept Kerberos clients of `kdc`'s realm (for startZooKeeper's
+ * `config` and `systemProperties`): a JAAS `Server` section with Krb5LoginModule and the service
+ * keytab, the SASL authentication provider, and the realm's krb5.conf for the JVM.
+ */
+export function kerberizedServerOptions(kdc: TestKdc, options: { principal?: string; keytab: string; debug?: boolean }): { config: Record<string, string>; systemProperties: Record<string, string> } {
+  const principal = options.principal ?? `zookeeper/localhost@${kdc.realm}`;
+  const jaas = join(kdc.dir, 'jaas-server.conf');
+  writeFileSync(
+    jaas,
+    [
+      'Server {',
+      '  com.sun.security.auth.module.Krb5LoginModule required',
+      '  useKeyTab=true',
+      `  keyTab="${options.keytab}"`,
+      '  storeKey=true',
+      '  useTicketCache=false',
+      '  isInitiator=false',
+      `  principal="${principal}";`,
+      '};',
+      '',
+    ].join('\n'),
+  );
+  return {
+    config: { 'authProvider.1': 'org.apache.zookeeper.server.auth.SASLAuthenticationProvider' },
+    systemProperties: {
+      'java.security.auth.login.config': jaas,
+      'java.security.krb5.conf': kdc.krb5Conf,
+      ...(options.debug ? { 'sun.security.krb5.debug': 'true' } : {}),
+    },
+  };
+}

@@ -11,6 +11,7 @@ import { readSetSASLResponse, writeAuthPacket, writeGetSASLRequest, type Watcher
 import { endpointLabel, type Endpoint } from './hosts.js';
 import type { SessionOptions } from './options.js';
 import { setWatchesRequests } from './rewatch.js';
+import { loginFor } from '../kerberos/gssapi-login.js';
 import { DigestMd5Client, type SaslOptions } from './sasl.js';
 import type { ServerChoice } from './server-choice.js';
 import type { WatchRegistry } from './watches.js';
@@ -85,7 +86,7 @@ export async function openConnection(host: Endpoint, session: DialingSession, si
         },
       },
     );
-    await rearm(conn, session, prove);
+    await rearm(conn, session, prove, host);
     if (conn.closed) throw new ConnectionLossError(`connection to ${endpointLabel(host)} closed right after the handshake`);
     return conn;
   } catch (err) {
@@ -104,8 +105,8 @@ export async function openConnection(host: Endpoint, session: DialingSession, si
  * handshake alone (a server that completes handshakes and then fails every connection must
  * not make the session look healthy).
  */
-async function rearm(conn: Connection, session: RearmSource, prove: boolean): Promise<void> {
-  if (session.options.sasl) await sasl(conn, session.options.sasl);
+async function rearm(conn: Connection, session: RearmSource, prove: boolean, host: Endpoint): Promise<void> {
+  if (session.options.sasl) await sasl(conn, session.options.sasl, host);
   // After SASL (answered out of band, it must go alone first), before auth and setWatches.
   conn.startGenerationProbe();
   const replies: Array<Promise<Reply<unknown>>> = [];
@@ -131,8 +132,14 @@ async function rearm(conn: Connection, session: RearmSource, prove: boolean): Pr
  * SASL on a new connection, before anything else is sent (the Java client holds other packets
  * until SASL completes): op `sasl` with GetSASLRequest tokens until the mechanism is complete.
  */
-async function sasl(conn: Connection, options: SaslOptions): Promise<void> {
-  const client = new DigestMd5Client(options);
+async function sasl(conn: Connection, options: SaslOptions, host: Endpoint): Promise<void> {
+  let client: { initial(): Buffer; step(token: Buffer): Buffer | undefined };
+  try {
+    // GSSAPI: the TGT and a service ticket for this server first (kerberos/gssapi-login.ts).
+    client = options.mechanism === 'GSSAPI' ? await loginFor(options).mechanism(host.host, host.address) : new DigestMd5Client(options);
+  } catch (err) {
+    throw new AuthFailedError(`SASL ${options.mechanism}: ${(err as Error).message}`, { op: 'sasl', cause: err });
+  }
   let token: Buffer | undefined = client.initial();
   while (token !== undefined) {
     const t: Buffer = token;

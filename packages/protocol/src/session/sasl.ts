@@ -5,10 +5,13 @@
  * SetSASLResponse) and calls {@link DigestMd5Client.step} with each server token.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import type { GssapiOptions } from '../kerberos/gssapi-login.js';
 
-/** SASL credentials (the JAAS `Client` section of a Java application). */
-export interface SaslOptions {
-  /** Only DIGEST-MD5 is implemented (GSSAPI/Kerberos needs a KDC and is not). */
+/** SASL credentials (the JAAS `Client` section of a Java application): DIGEST-MD5, or GSSAPI (Kerberos). */
+export type SaslOptions = DigestMd5Options | GssapiOptions;
+
+/** SASL DIGEST-MD5 credentials (a JAAS `DigestLoginModule` user on the server). */
+export interface DigestMd5Options {
   mechanism: 'DIGEST-MD5';
   username: string;
   password: string;
@@ -49,12 +52,12 @@ const quote = (s: string) => `"${s.replace(/(["\\])/g, '\\$1')}"`;
 
 /** The DIGEST-MD5 client state machine. */
 export class DigestMd5Client {
-  readonly #options: Required<SaslOptions>;
+  readonly #options: Required<DigestMd5Options>;
   readonly #cnonce: string;
   #expectedRspauth: string | undefined;
   #complete = false;
 
-  constructor(options: SaslOptions, cnonce: string = randomBytes(16).toString('base64')) {
+  constructor(options: DigestMd5Options, cnonce: string = randomBytes(16).toString('base64')) {
     this.#options = { protocol: 'zookeeper', serverName: 'zk-sasl-md5', ...options };
     this.#cnonce = cnonce;
   }
