@@ -287,8 +287,12 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
   if (options.lookup !== undefined && typeof options.lookup !== 'function') {
     throw new InvalidArgumentError('lookup', `must be a function with the signature of dns.lookup, got ${typeof options.lookup}`);
   }
-  if (options.sasl && (options.sasl.mechanism !== 'DIGEST-MD5' || typeof options.sasl.username !== 'string' || typeof options.sasl.password !== 'string')) {
-    throw new InvalidArgumentError('sasl', "must be { mechanism: 'DIGEST-MD5', username: string, password: string }");
+  if (options.sasl && options.sasl.mechanism === 'GSSAPI') {
+    if (options.sasl.principal === undefined && options.sasl.keytab === undefined && options.sasl.password === undefined && options.sasl.ccache === undefined && !process.env.KRB5CCNAME) {
+      throw new InvalidArgumentError('sasl', "GSSAPI needs a principal with a keytab or password, or a kinit ccache (ccache option or KRB5CCNAME)");
+    }
+  } else if (options.sasl && (options.sasl.mechanism !== 'DIGEST-MD5' || typeof options.sasl.username !== 'string' || typeof options.sasl.password !== 'string')) {
+    throw new InvalidArgumentError('sasl', "must be { mechanism: 'DIGEST-MD5', username: string, password: string } or { mechanism: 'GSSAPI', ... }");
   }
   const auth = (options.auth ?? []).map(({ scheme, auth }, i) => {
     if (typeof scheme !== 'string' || scheme === '') throw new InvalidArgumentError('auth', `entry ${i}: scheme must be a non-empty string`);
