@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestTgt } from '../../../packages/protocol/src/kerberos/as-exchange.js';
 import { keytabKeys, passwordKeys } from '../../../packages/protocol/src/kerberos/credential.js';
-import { KdcUnreachableError, NoUsableEnctypeError, PreauthFailedError, PrincipalUnknownError } from '../../../packages/protocol/src/kerberos/errors.js';
+import { ClockSkewError, KdcUnreachableError, NoUsableEnctypeError, PreauthFailedError, PrincipalUnknownError } from '../../../packages/protocol/src/kerberos/errors.js';
 import { loadKrb5Conf } from '../../../packages/protocol/src/kerberos/krb5-conf.js';
 import { keysFor, readKeytab } from '../../../packages/protocol/src/kerberos/keytab.js';
 import { parsePrincipal, principalText } from '../../../packages/protocol/src/kerberos/principal.js';
@@ -84,6 +84,13 @@ describe('kerberos - AS exchange against a real MIT KDC', () => {
   it('as-exchange - a wrong password on a principal without preauth fails at decryption as PreauthFailedError', async () => {
     const client = parsePrincipal('nopreauth', kdc.realm);
     await expect(requestTgt({ client, keys: passwordKeys('nope', client), kdcs: kdcs() })).rejects.toThrow(PreauthFailedError);
+  });
+
+  it('as-exchange - a clock an hour off is ClockSkewError (KRB_AP_ERR_SKEW on the encrypted timestamp) saying to synchronise', async () => {
+    const client = parsePrincipal('alice', kdc.realm);
+    const err = await requestTgt({ client, keys: passwordKeys(PASSWORD, client), kdcs: kdcs(), now: () => new Date(Date.now() - 3_600_000) }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ClockSkewError);
+    expect((err as Error).message).toMatch(/clock skew too great .* synchronise the clocks/);
   });
 
   it('as-exchange - an unknown principal is PrincipalUnknownError naming it', async () => {
