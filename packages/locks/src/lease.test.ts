@@ -214,9 +214,13 @@ describe('lease - a MultiLease reads its parts\' clocks', () => {
 });
 
 describe('lease - JSON', () => {
-  it('JSON.stringify(lease): path, node, token in decimal, session id in hex, held; once ended, how', async () => {
+  it('JSON.stringify(lease): path, node, token and session id in decimal (signed, as a Stat\'s JSON), held; once ended, how', async () => {
     const lease = held();
-    expect(JSON.parse(JSON.stringify(lease))).toEqual({ path: '/jobs/lock', node: '/jobs/lock/_c_x-lock-0000000007', fencingToken: '4294967311', sessionId: '0x100004c5e2a0002', held: true });
+    expect(JSON.parse(JSON.stringify(lease))).toEqual({ path: '/jobs/lock', node: '/jobs/lock/_c_x-lock-0000000007', fencingToken: '4294967311', sessionId: '72057922035253250', held: true });
+    expect(BigInt(lease.toJSON().sessionId)).toBe(session.sessionId);
+    // A session id past 2^63 (a server with myid 128 and up) is a negative Java long: signed, as the client has it.
+    const negative = new Lease({ ...core(), sessionId: -9151314245684559873n });
+    expect(negative.toJSON().sessionId).toBe('-9151314245684559873');
     expect(BigInt(lease.toJSON().fencingToken)).toBe(lease.fencingToken);
     await lease.release();
     expect(lease.toJSON()).toMatchObject({ held: false, ended: 'released' });

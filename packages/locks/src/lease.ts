@@ -62,7 +62,11 @@ export interface LeaseJSON {
   readonly node: string;
   /** {@link Lease.fencingToken} in decimal (`BigInt(json.fencingToken)` gives it back; in SQL a `numeric(20)`). */
   readonly fencingToken: string;
-  /** The id of the session that holds the node, in hex with `0x`, as ZooKeeper's logs and `zkCli` print it. */
+  /**
+   * The id of the session that holds the node, in decimal, signed as Java's `long` (as `zk.sessionId`
+   * and a Stat's `ephemeralOwner` in its JSON: the lock node's owner); `BigInt(json.sessionId)` gives
+   * it back. ZooKeeper's logs print the unsigned form in hex: `BigInt.asUintN(64, id).toString(16)`.
+   */
   readonly sessionId: string;
   /** {@link Lease.held} when serialised (the clock read then). */
   readonly held: boolean;
@@ -171,20 +175,20 @@ export class Lease implements AsyncDisposable {
   }
 
   /**
-   * What `JSON.stringify(lease)` writes: path, node, `fencingToken` as a decimal string,
-   * `sessionId` as hex (`0x...`), `held` (reading the clock, as {@link Lease.held}) and, once the
+   * What `JSON.stringify(lease)` writes: path, node, `fencingToken` and `sessionId` as decimal
+   * strings (the forms of a Stat's JSON: `czxid`, `ephemeralOwner`), `held` (reading the clock, as {@link Lease.held}) and, once the
    * hold has ended, `ended` (`'released'`, `'revoked'` or `'lost'`). Nothing secret: no session
    * password, no node data.
    *
    * @example
    * ```ts
-   * JSON.stringify(lease); // {"path":"/locks/a","node":"/locks/a/_c_...-lock-0000000003","fencingToken":"4294967311","sessionId":"0x100004c5e2a0002","held":true}
+   * JSON.stringify(lease); // {"path":"/locks/a","node":"/locks/a/_c_...-lock-0000000003","fencingToken":"4294967311","sessionId":"72057922035253250","held":true}
    * ```
    */
   toJSON(): LeaseJSON {
     const core = this.#core;
     const held = this.held;
-    const json: LeaseJSON = { path: core.lockPath, node: core.nodePath, fencingToken: core.fencingToken.toString(), sessionId: `0x${core.sessionId.toString(16)}`, held };
+    const json: LeaseJSON = { path: core.lockPath, node: core.nodePath, fencingToken: core.fencingToken.toString(), sessionId: core.sessionId.toString(), held };
     if (held) return json;
     const reason = core.aborted ? reasonOf(core) : undefined;
     const ended: LeaseEndCode = reason instanceof LeaseLostError ? reason.code : 'released';

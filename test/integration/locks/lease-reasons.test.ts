@@ -86,13 +86,15 @@ describe('lease reasons - released, revoked, lost', () => {
 });
 
 describe('lease reasons - JSON', () => {
-  it('lease reasons - JSON.stringify(lease) gives path, node, the token in decimal, the session id in hex and held; once released, ended', async () => {
+  it('lease reasons - JSON.stringify(lease) gives path, node, the token and the session id in decimal (as the node\'s Stat JSON has them) and held; once released, ended', async () => {
     const zk = await space.client();
     const lease = await new Mutex(zk, '/r/json').acquire();
     const json = JSON.parse(JSON.stringify({ lease })) as { lease: Record<string, unknown> };
-    expect(json.lease).toEqual({ path: '/r/json', node: lease.node, fencingToken: lease.fencingToken.toString(), sessionId: `0x${zk.sessionId.toString(16)}`, held: true });
+    expect(json.lease).toEqual({ path: '/r/json', node: lease.node, fencingToken: lease.fencingToken.toString(), sessionId: zk.sessionId.toString(), held: true });
     expect(BigInt(json.lease.fencingToken as string)).toBe(lease.fencingToken);
-    expect(BigInt(json.lease.sessionId as string)).toBe(zk.sessionId); // BigInt reads the 0x form
+    expect(BigInt(json.lease.sessionId as string)).toBe(zk.sessionId);
+    const { stat } = await zk.getData(lease.node);
+    expect(json.lease.sessionId).toBe(String(stat.ephemeralOwner)); // the owner as the node's Stat says it
     expect(JSON.stringify(lease)).not.toContain(zk.sessionPassword.toString('base64')); // nothing secret
     await lease.release();
     expect(lease.toJSON()).toMatchObject({ held: false, ended: 'released' });
