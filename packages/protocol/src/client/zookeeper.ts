@@ -32,8 +32,8 @@ import * as operations from './operations.js';
 import { stateStream, watchStream, type StateChange } from './streams.js';
 import type { CallOptions, CreateOp, CreateOptions, DataResult, WatchOptions } from './types.js';
 import { inspectClient, inspectCustom } from './inspect.js';
-
 import { causalTokenOf, type MultiReadOptions, type ReadOptions } from './consistency.js';
+
 /**
  * A ZooKeeper client.
  *
@@ -104,15 +104,6 @@ export class ZooKeeper implements AsyncDisposable {
   get sessionId(): bigint {
     return this.#session.sessionId;
   }
-  /** The session password (with the id, it lets another client resume or close this session). */
-  get sessionPassword(): Buffer {
-    return this.#session.sessionPassword;
-  }
-  /** The session timeout the server granted, in ms. */
-  get sessionTimeout(): number {
-    return this.#session.negotiatedTimeout;
-  }
-  /**
   /**
    * The newest zxid this client has seen in a reply (or was given at connect with `after`): the
    * server it talks to has applied at least that transaction. 0n before any.
@@ -134,6 +125,15 @@ export class ZooKeeper implements AsyncDisposable {
   get causalToken(): string {
     return causalTokenOf(this.#session.lastZxid);
   }
+  /** The session password (with the id, it lets another client resume or close this session). */
+  get sessionPassword(): Buffer {
+    return this.#session.sessionPassword;
+  }
+  /** The session timeout the server granted, in ms. */
+  get sessionTimeout(): number {
+    return this.#session.negotiatedTimeout;
+  }
+  /**
    * The earliest moment, on the `performance.now()` clock, at which the ensemble may expire this
    * session if it hears nothing more from it: the send time of the newest request or ping a server
    * answered, plus the negotiated timeout (a server expires a session one timeout after it last
