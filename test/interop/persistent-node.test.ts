@@ -77,10 +77,10 @@ async function read(zk: ZooKeeper, path: string): Promise<string> {
 }
 
 /** The fields of a `read` line. */
-function fields(line: string): { path: string; data: string; owner: string; czxid: bigint; mtime: bigint; children: number; acl: string } {
+function fields(line: string): { path: string; data: string; owner: string; czxid: bigint; mtime: number; children: number; acl: string } {
   const [word, path = '', data = '', owner = '', czxid = '0', mtime = '0', children = '0', acl = ''] = line.split(' ');
   if (word !== 'NODE') throw new Error(`not a node: ${line}`);
-  return { path, data, owner, czxid: BigInt(czxid), mtime: BigInt(mtime), children: Number(children), acl };
+  return { path, data, owner, czxid: BigInt(czxid), mtime: Number(mtime), children: Number(children), acl };
 }
 
 const hex = (s: string) => Buffer.from(s, 'utf8').toString('hex');
@@ -379,7 +379,7 @@ function reapedAboutTtl(reap: number | undefined): boolean {
 /** Reads `path` every 20 ms for `ms`: reads, missing reads, distinct czxids and mtimes. */
 async function alive(zk: ZooKeeper, path: string, ms: number): Promise<{ reads: number; missing: number; czxids: number; mtimes: number }> {
   const czxids = new Set<bigint>();
-  const mtimes = new Set<bigint>();
+  const mtimes = new Set<number>();
   let reads = 0;
   let missing = 0;
   for (const end = performance.now() + ms; performance.now() < end; await new Promise((r) => setTimeout(r, 20))) {
@@ -401,7 +401,7 @@ async function untilReaped(zk: ZooKeeper, path: string, limit: number): Promise<
     const stat = await zk.exists(path);
     const now = Date.now();
     if (!stat) return now - last;
-    last = Number(stat.mtime);
+    last = stat.mtime;
     if (now - last > limit) return undefined;
     await new Promise((r) => setTimeout(r, 10));
   }

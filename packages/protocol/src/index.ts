@@ -16,6 +16,7 @@ export type { RemovableWatchKind } from './client/watch-ops.js';
 export type { ClientOptions } from './client/options.js';
 export type { LeaseProofMode } from './session/quorum-proof.js';
 export type { LookupFunction } from './connection/resolve.js';
+export type { SrvRecord, SrvResolver } from './connection/srv.js';
 export type { ParentsMode } from './client/tree.js';
 export { retry, isSafeToRetry } from './client/retry.js';
 export type { RetryOptions, RetryAttempt } from './client/retry.js';
@@ -24,7 +25,9 @@ export { causalTokenOf, parseCausalToken } from './client/consistency.js';
 export type { ConsistencyOptions, MultiReadOptions, ReadConsistency, ReadOptions } from './client/consistency.js';
 export { StaleServerError } from './errors/read-errors.js';
 export { tlsFromFiles, type TlsFiles } from './client/tls-files.js';
-export type { SaslOptions } from './session/sasl.js';
+export type { DigestMd5Options, SaslOptions } from './session/sasl.js';
+export type { GssapiOptions } from './kerberos/gssapi-login.js';
+export { ClockSkewError, KdcUnreachableError, KerberosError, NoUsableEnctypeError, PreauthFailedError, PrincipalUnknownError, TicketExpiredError } from './kerberos/errors.js';
 export { Transaction, TransactionError } from './client/transaction.js';
 export type { OpResult, OpOutcome, MultiReadOp, MultiReadResult } from './client/transaction.js';
 export {
@@ -45,7 +48,7 @@ export type { EnsembleConfig, EnsembleMember, MemberInput, ReconfigChange } from
 export { CONFIG_NODE } from './constants.js';
 export type { SessionState, StateListener } from './session/session.js';
 export type { WatchedEvent, WatchEventType, WatchListener } from './session/watches.js';
-export type { Stat } from './jute/data.js';
+export type { Stat, StatJSON } from './jute/data.js';
 export { CreateMode, Perm, DEFAULT_MAX_FRAME_SIZE } from './constants.js';
 export { ChannelName } from './diagnostics.js';
 export type { ConnectTrace, EventMessage, ProofMessage, RequestStartMessage, RequestFinishMessage, RequestTrace, StateMessage } from './diagnostics.js';

@@ -157,6 +157,23 @@ describe('client - read, write, delete', () => {
     await expect(zk.sync('/')).resolves.toBeUndefined();
   });
 
+  it('a Stat - its times are Dates of now and it goes through JSON.stringify, the 64-bit ids as exact decimal strings', async () => {
+    const before = Date.now();
+    await zk.create('/t', 'x', { mode: CreateMode.EPHEMERAL });
+    const set = await zk.setData('/t', 'y');
+    const { stat } = await zk.getData('/t');
+    // The server's clock against ours: the same machine here, so a few seconds is generous.
+    for (const t of [stat.ctime, stat.mtime]) expect(Math.abs(new Date(t).getTime() - before)).toBeLessThan(5_000);
+    expect(stat.mtime).toBeGreaterThanOrEqual(stat.ctime);
+
+    const json = JSON.parse(JSON.stringify({ set, stat })) as { set: Record<string, unknown>; stat: Record<string, unknown> };
+    expect(json.stat).toEqual({ ...stat, czxid: String(stat.czxid), mzxid: String(stat.mzxid), ephemeralOwner: String(stat.ephemeralOwner), pzxid: String(stat.pzxid) });
+    expect(json.set).toEqual(json.stat);
+    expect(BigInt(json.stat.czxid as string)).toBe(stat.czxid);
+    expect(BigInt(json.stat.ephemeralOwner as string)).toBe(zk.sessionId);
+    expect(new Date(json.stat.mtime as number).getTime()).toBe(stat.mtime);
+  });
+
   it('closeSession removes ephemerals at once', async () => {
     const other = await space.client();
     await other.create('/gone', null, { mode: CreateMode.EPHEMERAL });

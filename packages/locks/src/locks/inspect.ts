@@ -68,8 +68,8 @@ export async function inspectLock(zk: ZooKeeper, path: string): Promise<LockStat
       kind: !rw ? 'lock' : node.includes(WRITE_LOCK_NAME) ? 'write' : 'read',
       fencingToken: r.stat.czxid,
       data: r.data,
-      createdAt: new Date(Number(r.stat.ctime)),
-      modifiedAt: new Date(Number(r.stat.mtime)),
+      createdAt: new Date(r.stat.ctime),
+      modifiedAt: new Date(r.stat.mtime),
       sessionId: r.stat.ephemeralOwner,
     });
   });
@@ -114,7 +114,7 @@ async function readEntries(zk: ZooKeeper, dir: string, name: string, kind: LockE
   const results = await readNodes(zk, dir, sorted);
   const entries: LockEntry[] = [];
   results.forEach((r, i) => {
-    if (r !== undefined) entries.push({ node: sorted[i] as string, kind, fencingToken: r.stat.czxid, data: r.data, createdAt: new Date(Number(r.stat.ctime)), modifiedAt: new Date(Number(r.stat.mtime)), sessionId: r.stat.ephemeralOwner });
+    if (r !== undefined) entries.push({ node: sorted[i] as string, kind, fencingToken: r.stat.czxid, data: r.data, createdAt: new Date(r.stat.ctime), modifiedAt: new Date(r.stat.mtime), sessionId: r.stat.ephemeralOwner });
   });
   return entries;
 }
@@ -123,7 +123,7 @@ async function readEntries(zk: ZooKeeper, dir: string, name: string, kind: LockE
 export async function inspectExclusive(zk: ZooKeeper, path: string): Promise<LockState> {
   try {
     const { data, stat } = await zk.getData(path);
-    const entry: LockEntry = { node: path.slice(path.lastIndexOf('/') + 1), kind: 'exclusive', fencingToken: stat.czxid, data, createdAt: new Date(Number(stat.ctime)), modifiedAt: new Date(Number(stat.mtime)), sessionId: stat.ephemeralOwner };
+    const entry: LockEntry = { node: path.slice(path.lastIndexOf('/') + 1), kind: 'exclusive', fencingToken: stat.czxid, data, createdAt: new Date(stat.ctime), modifiedAt: new Date(stat.mtime), sessionId: stat.ephemeralOwner };
     return { path, holders: [entry], waiters: [] };
   } catch (err) {
     if (err instanceof NoNodeError) return { path, holders: [], waiters: [] };

@@ -19,7 +19,7 @@ function fakeZk(initial: Record<string, string>) {
   const stats = new Map<string, Stat>();
   const statOf = (path: string): Stat => {
     let s = stats.get(path);
-    if (!s) stats.set(path, (s = { czxid: zxid, mzxid: zxid++, ctime: 0n, mtime: 0n, version: 0, cversion: 0, aversion: 0, ephemeralOwner: 0n, dataLength: 0, numChildren: 0, pzxid: 0n }));
+    if (!s) stats.set(path, (s = { czxid: zxid, mzxid: zxid++, ctime: 0, mtime: 0, version: 0, cversion: 0, aversion: 0, ephemeralOwner: 0n, dataLength: 0, numChildren: 0, pzxid: 0n }));
     return s;
   };
   const kids = (path: string) => [...tree.keys()].filter((p) => p.startsWith(`${path}/`) && !p.slice(path.length + 1).includes('/')).map((p) => p.slice(path.length + 1));

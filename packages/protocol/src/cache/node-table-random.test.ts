@@ -26,8 +26,8 @@ describe('tree cache table - the compact store against the Map-based table it re
       const stat = (czxid: bigint, mzxid: bigint, pzxid: bigint): Stat => ({
         czxid,
         mzxid,
-        ctime: czxid * 1000n,
-        mtime: mzxid * 1000n,
+        ctime: Number(czxid) * 1000,
+        mtime: Number(mzxid) * 1000,
         version: Number(mzxid - czxid),
         cversion: 0,
         aversion: 0,

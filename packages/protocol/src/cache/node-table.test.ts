@@ -7,8 +7,8 @@ function stat(czxid: number, mzxid = czxid, pzxid = czxid): Stat {
   return {
     czxid: BigInt(czxid),
     mzxid: BigInt(mzxid),
-    ctime: 0n,
-    mtime: 0n,
+    ctime: 0,
+    mtime: 0,
     version: mzxid - czxid,
     cversion: 0,
     aversion: 0,
@@ -32,6 +32,21 @@ describe('tree cache table - observations to changes', () => {
     expect(changed[0]?.type === 'changed' && changed[0].previous.data.toString()).toBe('a');
     expect(t.found('/r', data('a'), stat(10, 11))).toEqual([]); // a stale read
     expect(t.get('/r')?.data.toString()).toBe('b');
+  });
+
+  it('a cached Stat keeps its times exact and serialises like a decoded one, in snapshots and in changes', () => {
+    const t = new NodeTable('/r');
+    const mtime = Date.UTC(2026, 10, 29, 6, 0, 4, 690);
+    const big = { ...stat(10), czxid: 2n ** 62n + 1n, mzxid: 2n ** 62n + 7n, ctime: mtime - 4_567, mtime, ephemeralOwner: -(2n ** 63n) };
+    const [created] = t.found('/r', data('a'), big);
+    const cached = t.get('/r')!.stat;
+    expect(cached).toEqual(big);
+    expect(new Date(cached.mtime).toISOString()).toBe('2026-11-29T06:00:04.690Z');
+    const json = JSON.parse(JSON.stringify(cached)) as Record<string, unknown>;
+    expect(json).toMatchObject({ czxid: '4611686018427387905', mzxid: '4611686018427387911', ctime: mtime - 4_567, mtime, ephemeralOwner: '-9223372036854775808' });
+    expect(JSON.stringify(created?.type === 'created' && created.node.stat)).toBe(JSON.stringify(cached));
+    const changed = t.found('/r', data('b'), { ...big, mzxid: big.mzxid + 1n });
+    expect(JSON.parse(JSON.stringify(changed)).map((c: { previous: { stat: { mzxid: string } } }) => c.previous.stat.mzxid)).toEqual(['4611686018427387911']);
   });
 
   it('the same data with a newer pzxid refreshes the Stat silently', () => {

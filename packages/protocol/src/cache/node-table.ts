@@ -12,7 +12,7 @@
  * {@link CachedNode} is made when asked for ({@link NodeTable.get}, {@link NodeTable.nodes}, the
  * changes returned), with a copy of the data of its own: it stays as it was when made.
  */
-import type { Stat } from '../jute/data.js';
+import { copyStat, type Stat } from '../jute/data.js';
 import { NodeRows, NONE } from './node-rows.js';
 
 /** One cached node: its data and Stat as last read. */
@@ -123,7 +123,7 @@ export class NodeTable {
         return [];
       }
       const previous = this.#node(row, path);
-      const node: CachedNode = { path, data: Buffer.from(data), stat: { ...stat } };
+      const node: CachedNode = { path, data: Buffer.from(data), stat: copyStat(stat) };
       if (stat.czxid !== czxid) {
         // Replaced: the old node and its subtree went first. Descendants created with or after the
         // new node (the same czxid: one multi; or a larger one) are its own, already read: they stay.
@@ -142,7 +142,7 @@ export class NodeTable {
     // A new node (its row may have been there: a placeholder above cached children).
     rows.moveToEnd(row);
     rows.setNode(row, data, stat);
-    return [{ type: 'created', path, node: { path, data: Buffer.from(data), stat: { ...stat } } }];
+    return [{ type: 'created', path, node: { path, data: Buffer.from(data), stat: copyStat(stat) } }];
   }
 
   /**

@@ -4,7 +4,7 @@ import type { MultiReadOp, MultiReadResult } from '../client/transaction.js';
 import type { Stat } from '../jute/data.js';
 import { OrderedReads, READ_BATCH, type NodeRead, type ReadClient } from './ordered-reads.js';
 
-const stat = (n: number): Stat => ({ czxid: BigInt(n), mzxid: BigInt(n), ctime: 0n, mtime: 0n, version: 0, cversion: 0, aversion: 0, ephemeralOwner: 0n, dataLength: 0, numChildren: 0, pzxid: BigInt(n) });
+const stat = (n: number): Stat => ({ czxid: BigInt(n), mzxid: BigInt(n), ctime: 0, mtime: 0, version: 0, cversion: 0, aversion: 0, ephemeralOwner: 0n, dataLength: 0, numChildren: 0, pzxid: BigInt(n) });
 
 /** A fake client whose multiRead replies are settled by the test, in any order. */
 function fakeClient() {

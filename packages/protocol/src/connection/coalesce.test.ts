@@ -11,7 +11,7 @@ import { MAX_COALESCED_READS, readReadBatch, writeReadBatch, type QueuedRead } f
 import { Connection } from './connection.js';
 import type { Reply } from './pending.js';
 
-const STAT: Stat = { czxid: 5n, mzxid: 6n, ctime: 1700000000000n, mtime: 1700000000001n, version: 2, cversion: 3, aversion: 0, ephemeralOwner: 0n, dataLength: 3, numChildren: 0, pzxid: 5n };
+const STAT: Stat = { czxid: 5n, mzxid: 6n, ctime: 1700000000000, mtime: 1700000000001, version: 2, cversion: 3, aversion: 0, ephemeralOwner: 0n, dataLength: 3, numChildren: 0, pzxid: 5n };
 
 function queued(type: number, path: string): QueuedRead {
   return {

@@ -36,7 +36,7 @@ function seedsFor(read: (r: JuteReader) => unknown, write: ((w: JuteWriter, v: u
         out.push(w.toBuffer());
       }
     } catch {
-      // 0x01 bytes claim lengths of 16843009: not a valid seed, fine
+      // 0x01 bytes claim lengths of 16843009 (and a Stat time past 2^53): not a valid seed, fine
     }
   }
   return out;

@@ -82,6 +82,23 @@ export class JuteReader {
   }
 
   /**
+   * A Jute `long` as a number, for the longs that are times in ms (a Stat's ctime and mtime):
+   * no bigint is made. A value a double cannot hold exactly (beyond ±(2^53 - 1), about 285,000
+   * years from 1970) throws {@link DecodeError} rather than reading as a rounded number, so what
+   * is read writes back as the same bytes.
+   */
+  readLongAsNumber(): number {
+    const p = this.#pos;
+    if (this.#end - p < 8) throw truncated('long', 8, p, this.#end);
+    const b = this.#buf;
+    // hi * 2^32 + lo is exact whenever the result is a safe integer, and not one otherwise.
+    const v = ((b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!) * 4294967296 + (((b[p + 4]! << 24) | (b[p + 5]! << 16) | (b[p + 6]! << 8) | b[p + 7]!) >>> 0);
+    if (!Number.isSafeInteger(v)) throw new DecodeError(`long at offset ${p} is not a safe integer: ${b.readBigInt64BE(p)}`, { offset: p });
+    this.#pos = p + 8;
+    return v;
+  }
+
+  /**
    * One byte (Jute `boolean`). Any non-zero byte is true, as Java's `DataInput.readBoolean`
    * (used by `BinaryInputArchive.readBool`) reads it.
    */

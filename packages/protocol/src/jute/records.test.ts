@@ -14,12 +14,12 @@ import { JuteWriter } from './writer.js';
  * (3.8.0). Values are generated from it and encoded with the independent byte builder, so a
  * wrong field order or type in the codec shows up as a byte mismatch.
  */
-type FieldType = 'int' | 'long' | 'boolean' | 'buffer' | 'ustring' | 'vector<ustring>' | `vector<${string}>` | string;
+type FieldType = 'int' | 'long' | 'time' | 'boolean' | 'buffer' | 'ustring' | 'vector<ustring>' | `vector<${string}>` | string;
 const schema: Record<string, Array<[string, FieldType]>> = {
   Id: [['scheme', 'ustring'], ['id', 'ustring']],
   ACL: [['perms', 'int'], ['id', 'Id']],
   Stat: [
-    ['czxid', 'long'], ['mzxid', 'long'], ['ctime', 'long'], ['mtime', 'long'], ['version', 'int'], ['cversion', 'int'],
+    ['czxid', 'long'], ['mzxid', 'long'], ['ctime', 'time'], ['mtime', 'time'], ['version', 'int'], ['cversion', 'int'],
     ['aversion', 'int'], ['ephemeralOwner', 'long'], ['dataLength', 'int'], ['numChildren', 'int'], ['pzxid', 'long'],
   ],
   ClientInfo: [['authScheme', 'ustring'], ['user', 'ustring']],
@@ -75,6 +75,8 @@ const schema: Record<string, Array<[string, FieldType]>> = {
 const samples: Record<string, readonly unknown[]> = {
   int: [-(2 ** 31), 2 ** 31 - 1, 0, -1, 17],
   long: [-(2n ** 63n), 2n ** 63n - 1n, 0n, -1n],
+  // A long the codec reads as a number (a Stat's ctime and mtime, ms): its safe-integer range.
+  time: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 0, -1, 1795932004690],
   boolean: [true, false],
   buffer: [null, Buffer.alloc(0), Buffer.from([0, 1, 0x80, 0xff])],
   ustring: [null, '', '/zné€/😀', 'plain'],
@@ -107,6 +109,7 @@ function encode(b: Bytes, type: FieldType, v: unknown): void {
   const vec = /^vector<(.+)>$/.exec(type);
   if (type === 'int') b.int(v as number);
   else if (type === 'long') b.long(v as bigint);
+  else if (type === 'time') b.long(BigInt(v as number));
   else if (type === 'boolean') b.bool(v as boolean);
   else if (type === 'buffer') b.buf(v as Buffer | null);
   else if (type === 'ustring') b.str(v as string | null);

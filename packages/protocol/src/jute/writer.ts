@@ -90,6 +90,17 @@ export class JuteWriter {
     return this;
   }
 
+  /** A Jute `long` given as a number (a time in ms), the mirror of `readLongAsNumber`; `v` must be a safe integer. */
+  writeLongAsNumber(v: number): this {
+    if (!Number.isSafeInteger(v)) throw new InvalidArgumentError('long', `not a safe integer: ${String(v)}`);
+    const p = this.#reserve(8);
+    const b = this.#buf;
+    const hi = Math.floor(v / 4294967296);
+    b.writeInt32BE(hi, p);
+    b.writeUInt32BE(v - hi * 4294967296, p + 4);
+    return this;
+  }
+
   /** One byte, 1 or 0 (Jute `boolean`, Java `DataOutput.writeBoolean`). */
   writeBool(v: boolean): this {
     const p = this.#reserve(1);

@@ -165,8 +165,8 @@ function own(data: Buffer): Buffer {
 
 /**
  * The Stat with equal 64-bit fields sharing one bigint (each bigint is a heap object of its own):
- * a node never modified has mzxid = czxid and mtime = ctime, one without child changes pzxid =
- * czxid, and a persistent node's ephemeralOwner is 0. About 100 bytes less per cached node.
+ * a node never modified has mzxid = czxid, one without child changes pzxid = czxid, and a
+ * persistent node's ephemeralOwner is 0. About 100 bytes less per cached node.
  */
 function compact(stat: Stat): Stat {
   const mzxid = stat.mzxid === stat.czxid ? stat.czxid : stat.mzxid;
@@ -174,7 +174,6 @@ function compact(stat: Stat): Stat {
     ...stat,
     mzxid,
     pzxid: stat.pzxid === stat.czxid ? stat.czxid : stat.pzxid === mzxid ? mzxid : stat.pzxid,
-    mtime: stat.mtime === stat.ctime ? stat.ctime : stat.mtime,
     ephemeralOwner: stat.ephemeralOwner === ZERO ? ZERO : stat.ephemeralOwner,
   };
 }
