@@ -16,7 +16,6 @@ export type { RemovableWatchKind } from './client/watch-ops.js';
 export type { ClientOptions } from './client/options.js';
 export type { LeaseProofMode } from './session/quorum-proof.js';
 export type { LookupFunction } from './connection/resolve.js';
-export type { SrvRecord, SrvResolver } from './connection/srv.js';
 export type { ParentsMode } from './client/tree.js';
 export { retry, isSafeToRetry } from './client/retry.js';
 export type { RetryOptions, RetryAttempt } from './client/retry.js';
@@ -25,9 +24,7 @@ export { causalTokenOf, parseCausalToken } from './client/consistency.js';
 export type { ConsistencyOptions, MultiReadOptions, ReadConsistency, ReadOptions } from './client/consistency.js';
 export { StaleServerError } from './errors/read-errors.js';
 export { tlsFromFiles, type TlsFiles } from './client/tls-files.js';
-export type { DigestMd5Options, SaslOptions } from './session/sasl.js';
-export type { GssapiOptions } from './kerberos/gssapi-login.js';
-export { ClockSkewError, KdcUnreachableError, KerberosError, NoUsableEnctypeError, PreauthFailedError, PrincipalUnknownError, TicketExpiredError } from './kerberos/errors.js';
+export type { SaslOptions } from './session/sasl.js';
 export { Transaction, TransactionError } from './client/transaction.js';
 export type { OpResult, OpOutcome, MultiReadOp, MultiReadResult } from './client/transaction.js';
 export {
