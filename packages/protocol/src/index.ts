@@ -24,7 +24,9 @@ export { causalTokenOf, parseCausalToken } from './client/consistency.js';
 export type { ConsistencyOptions, MultiReadOptions, ReadConsistency, ReadOptions } from './client/consistency.js';
 export { StaleServerError } from './errors/read-errors.js';
 export { tlsFromFiles, type TlsFiles } from './client/tls-files.js';
-export type { SaslOptions } from './session/sasl.js';
+export type { DigestMd5Options, SaslOptions } from './session/sasl.js';
+export type { GssapiOptions } from './kerberos/gssapi-login.js';
+export { ClockSkewError, KdcUnreachableError, KerberosError, NoUsableEnctypeError, PreauthFailedError, PrincipalUnknownError, TicketExpiredError } from './kerberos/errors.js';
 export { Transaction, TransactionError } from './client/transaction.js';
 export type { OpResult, OpOutcome, MultiReadOp, MultiReadResult } from './client/transaction.js';
 export {
