@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConnectionLossError } from '../errors.js';
+import { ConnectionLossError, DecodeError } from '../errors.js';
 import { ConnectFailures } from './connect-failures.js';
 
 const hosts = [
@@ -52,5 +52,29 @@ describe('connect failures - the error of a failed initial connect', () => {
 
   it('connect failures - no attempt at all still gives a clear error', () => {
     expect(new ConnectFailures(hosts).error().message).toBe('could not connect to a:1, b:2 (0 attempts): no attempt was made');
+  });
+
+  it('connect failures - definitive only when every host failed for good at its latest attempt', () => {
+    const notFound = (name: string) => new ConnectionLossError(`could not resolve ${name}`, { cause: Object.assign(new Error(`getaddrinfo ENOTFOUND ${name}`), { code: 'ENOTFOUND' }) });
+    const http = new ConnectionLossError('handshake with b:2 failed: not a ZooKeeper server (it answered like HTTP: "HTTP/1.1 400")', { cause: new DecodeError('not a ZooKeeper server (it answered like HTTP: "HTTP/1.1 400")') });
+    const refused = new ConnectionLossError('connect ECONNREFUSED b:2');
+    const [a, b] = hosts as [(typeof hosts)[0], (typeof hosts)[0]];
+    const f = new ConnectFailures(hosts);
+    f.add([notFound('a')], a);
+    expect(f.definitive()).toBe(false); // b not tried yet
+    f.add([refused], b);
+    expect(f.definitive()).toBe(false); // b only refused: it may be starting
+    f.add([http], b);
+    expect(f.definitive()).toBe(true);
+    expect(f.error().isRetryable).toBe(false);
+    expect(f.error().message).toMatch(/ Not retried: every host failed in a way that trying again cannot change\.$/);
+    // The list the session dials now decides (a re-asked SRV record may add a host); never an empty one.
+    expect(f.definitive([a, b, { host: 'c', port: 3 }])).toBe(false);
+    expect(f.error([a, b, { host: 'c', port: 3 }]).isRetryable).toBe(true);
+    expect(f.definitive([])).toBe(false);
+    // A host's latest attempt counts: refused again, no longer definitive.
+    f.add([refused], b);
+    expect(f.definitive()).toBe(false);
+    expect(f.error().isRetryable).toBe(true);
   });
 });

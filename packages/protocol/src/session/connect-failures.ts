@@ -38,11 +38,12 @@ export class ConnectFailures {
   }
 
   /**
-   * True once every host's latest attempt failed definitively (see above): rounds more would
-   * fail the same way.
+   * True once every host of `hosts` (the list the session dials now, which a re-asked SRV record
+   * may have changed; by default the one it started with) failed definitively at its latest
+   * attempt (see above): rounds more would fail the same way. False for an empty list.
    */
-  get definitive(): boolean {
-    return this.#hosts.every((h) => this.#definitive.has(labelOf(h)));
+  definitive(hosts: readonly HostAddress[] = this.#hosts): boolean {
+    return hosts.length > 0 && hosts.every((h) => this.#definitive.has(labelOf(h)));
   }
 
   /**
@@ -67,10 +68,12 @@ export class ConnectFailures {
   /**
    * The error the connect fails with: `could not connect to 127.0.0.1:1 (3 attempts): connect
    * ECONNREFUSED 127.0.0.1:1`, its `cause` an AggregateError of the distinct errors (at most 10).
-   * When every host failed definitively, it says so and `isRetryable` is false.
+   * `hosts` as for {@link definitive}. When every one failed definitively, it says so and
+   * `isRetryable` is false.
    */
-  error(): ConnectionLossError {
-    const hosts = this.#hosts.map(labelOf).join(', ');
+  error(hosts: readonly HostAddress[] = this.#hosts): ConnectionLossError {
+    // Named as the connect string lists them (the session dials them shuffled).
+    const listed = this.#hosts.map(labelOf).join(', ');
     const distinct = [...this.#distinct.values()];
     const shown = distinct.slice(0, MAX_QUOTED);
     const quoted = shown.map(({ error, count }) => `${messageOf(error)}${distinct.length > 1 && count > 1 ? ` (x${count})` : ''}`);
@@ -78,10 +81,10 @@ export class ConnectFailures {
     const more = rest > 0 ? `; and ${plural(rest, 'other failed attempt')}` : '';
     const attempts = plural(this.#attempts, 'attempt');
     const summary = distinct.length === 0 ? 'no attempt was made' : `${quoted.join('; ')}${more}`;
-    const hints = whatToCheck(distinct.map((d) => d.error), hosts);
-    const definitive = this.definitive;
-    if (definitive) hints.push(`Not retried: ${this.#hosts.length === 1 ? 'the host' : 'every host'} failed in a way that trying again cannot change.`);
-    return new ConnectionLossError(`could not connect to ${hosts} (${attempts}): ${summary}${hints.length > 0 ? `. ${hints.join(' ')}` : ''}`, {
+    const hints = whatToCheck(distinct.map((d) => d.error), listed);
+    const definitive = this.definitive(hosts);
+    if (definitive) hints.push(`Not retried: ${hosts.length === 1 ? 'the host' : 'every host'} failed in a way that trying again cannot change.`);
+    return new ConnectionLossError(`could not connect to ${listed} (${attempts}): ${summary}${hints.length > 0 ? `. ${hints.join(' ')}` : ''}`, {
       op: 'connect',
       ...(definitive ? { retryable: false } : {}),
       cause: new AggregateError(

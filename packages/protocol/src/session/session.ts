@@ -256,7 +256,7 @@ export class Session {
       if (tried === true) return;
       failures.add(errors.splice(0), tried);
       // Every host failed in a way another round cannot change (connect-failures.ts).
-      if (failures.definitive) break;
+      if (failures.definitive(this.#servers.hosts)) break;
       if (attempt % this.#servers.hosts.length !== 0) continue;
       const left = deadline - performance.now();
       if (left <= 0) break;
@@ -264,7 +264,7 @@ export class Session {
     }
     signal?.throwIfAborted();
     this.#keeper.transition('closed');
-    throw failures.error();
+    throw failures.error(this.#servers.hosts);
   }
 
   /** Records credentials to send now and on every reconnect (Java's `addAuthInfo`). */
