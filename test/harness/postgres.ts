@@ -10,6 +10,7 @@ import { chownSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { installInCi } from './apt.js';
+import { watchOrphan } from './orphan-watchdog.js';
 import { freePorts } from './ports.js';
 import { timing, waitFor } from './timing.js';
 
@@ -71,6 +72,7 @@ export async function startPostgres(): Promise<PostgresServer> {
   const args = ['-D', data, '-k', dir, '-h', '127.0.0.1', '-p', String(port), '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=100', '-c', 'shared_buffers=16MB'];
   const child = spawn(join(bin.dir, 'postgres'), args, { ...as, cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
   running.add(child);
+  watchOrphan(child.pid, dir);
   if (!hooked) {
     hooked = true;
     process.once('exit', () => {

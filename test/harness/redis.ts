@@ -10,6 +10,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { installInCi } from './apt.js';
+import { watchOrphan } from './orphan-watchdog.js';
 import { freePorts } from './ports.js';
 import { timing, waitFor } from './timing.js';
 
@@ -58,6 +59,7 @@ export async function startRedis(extraArgs: readonly string[] = []): Promise<Red
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', ...extraArgs];
   const child = spawn('redis-server', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
+  watchOrphan(child.pid, dir);
   if (!hooked) {
     hooked = true;
     process.once('exit', () => {
