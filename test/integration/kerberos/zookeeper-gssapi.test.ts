@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Perm, ZooKeeper } from '@zk/protocol';
+import { KdcUnreachableError, Perm, ZooKeeper } from '@zk/protocol';
+import { freePorts } from '../../harness/ports.js';
 import { kerberizedServerOptions, startKdc, type TestKdc } from '../../harness/kdc.js';
 import { startZooKeeper, type ZooKeeperEnsemble } from '../../harness/zookeeper.js';
 
@@ -48,6 +49,17 @@ describe('kerberos - SASL GSSAPI against a Kerberized ZooKeeper 3.8 (JAAS Krb5Lo
     const ccache = kdc.kinit('carol', { password: PASSWORD });
     await using c = await ZooKeeper.connect(zk.connectString, { sasl: { mechanism: 'GSSAPI', ccache: `FILE:${ccache}`, krb5Conf: kdc.krb5Conf } });
     expect(await c.whoAmI()).toContainEqual({ authScheme: 'sasl', user: 'carol@ZK.TEST' });
+  });
+
+  it('zookeeper-gssapi - no KDC answering fails the connect with the KDC-unreachable error as cause', async (ctx) => {
+    if (process.env.ZK_CONNECT) ctx.skip();
+    const [port] = (await freePorts(1)) as [number];
+    const sasl = { mechanism: 'GSSAPI' as const, principal: 'carol', password: PASSWORD, krb5Conf: kdc.krb5Conf, kdcs: [`127.0.0.1:${port}`] };
+    const err = await ZooKeeper.connect(zk.connectString, { sasl, connectTimeout: 5_000 }).catch((e: unknown) => e);
+    const causes: unknown[] = [];
+    for (let e: unknown = err; e instanceof Error; e = e.cause) causes.push(e);
+    expect(causes.some((c) => c instanceof KdcUnreachableError), inspect(err)).toBe(true);
+    expect(String(inspect(err, { depth: 9 }))).toMatch(new RegExp(`no KDC answered \\(127.0.0.1:${port}/udp`));
   });
 
   it('zookeeper-gssapi - a wrong password fails the connect with AuthFailed caused by PreauthFailedError, without the password', async (ctx) => {
