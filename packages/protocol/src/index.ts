@@ -16,6 +16,7 @@ export type { RemovableWatchKind } from './client/watch-ops.js';
 export type { ClientOptions } from './client/options.js';
 export type { LeaseProofMode } from './session/quorum-proof.js';
 export type { LookupFunction } from './connection/resolve.js';
+export type { SrvRecord, SrvResolver } from './connection/srv.js';
 export type { ParentsMode } from './client/tree.js';
 export { retry, isSafeToRetry } from './client/retry.js';
 export type { RetryOptions, RetryAttempt } from './client/retry.js';

@@ -10,6 +10,7 @@ import { authBytes } from './data.js';
 import type { SaslOptions } from '../session/sasl.js';
 import type { LeaseProofMode } from '../session/quorum-proof.js';
 import type { LookupFunction } from '../connection/resolve.js';
+import { parseSrvConnectString, type SrvResolver } from '../connection/srv.js';
 import { resolveRetryPolicy, type ClientRetryOptions } from './retry-policy.js';
 import { resolveACLProvider, type ACL, type ACLProvider, type ResolvedACLProvider } from './acl.js';
 import { parseCausalToken, validateConsistency, type ReadConsistency } from './consistency.js';
@@ -88,6 +89,23 @@ export interface ClientOptions {
    * ```
    */
   lookup?: LookupFunction;
+  /**
+   * How a `dns-srv://<record>[/chroot]` connect string's SRV record is asked (default:
+   * `dns.resolveSrv`; ZooKeeper 3.10's DNS SRV host provider, ZOOKEEPER-4956). The record's targets,
+   * with the ports it gives, are the host list: asked at connect, then again at the start of every
+   * later round of connection attempts, so servers added or removed behind the name are found by a
+   * client that reconnects; a failed or empty answer keeps the previous list. Each target is then
+   * resolved like any host name (`lookup`). Bounded by `connectTimeout`. The signature is
+   * `dns.resolveSrv`'s.
+   *
+   * @example
+   * ```ts
+   * const resolveSrv: SrvResolver = (_name, callback) =>
+   *   callback(null, [{ name: 'zk1.internal', port: 2181, priority: 0, weight: 0 }, { name: 'zk2.internal', port: 2181, priority: 0, weight: 0 }]);
+   * await ZooKeeper.connect('dns-srv://_zookeeper._tcp.internal/app', { resolveSrv });
+   * ```
+   */
+  resolveSrv?: SrvResolver;
   /** Credentials added right after connecting, e.g. `[{ scheme: 'digest', auth: 'user:pass' }]`. */
   auth?: ReadonlyArray<{ scheme: string; auth: string | Uint8Array }>;
   /**
@@ -232,6 +250,10 @@ export interface ResolvedOptions {
   coalesceReads: boolean | 'auto';
   tls: TlsConnectionOptions | (() => TlsConnectionOptions | Promise<TlsConnectionOptions>) | undefined;
   lookup: LookupFunction | undefined;
+  /** A `dns-srv://` connect string's record (its hosts are asked at connect: `hosts` is empty until then). */
+  srv: { name: string; resolveSrv: SrvResolver | undefined } | undefined;
+  /** Set at connect for an SRV host list (session/options.ts). */
+  refreshHosts?: ((signal?: AbortSignal) => Promise<readonly HostAddress[]>) | undefined;
   auth: ReadonlyArray<{ scheme: string; auth: Buffer }>;
   whileDisconnected: 'fail' | 'wait';
   retry: ClientRetryOptions | undefined;
@@ -249,7 +271,11 @@ export interface ResolvedOptions {
 
 /** @internal */
 export function resolveOptions(connectString: string, options: ClientOptions): ResolvedOptions {
-  const { hosts, chroot } = parseConnectString(connectString);
+  const srv = parseSrvConnectString(connectString);
+  const { hosts, chroot } = srv ? { hosts: [], chroot: srv.chroot } : parseConnectString(connectString);
+  if (options.resolveSrv !== undefined && typeof options.resolveSrv !== 'function') {
+    throw new InvalidArgumentError('resolveSrv', `must be a function with the signature of dns.resolveSrv, got ${typeof options.resolveSrv}`);
+  }
   validateSessionTimeout(options.sessionTimeout);
   validateTimeout(options.connectTimeout, 'connectTimeout');
   validateTimeout(options.requestTimeout, 'requestTimeout');
@@ -309,6 +335,7 @@ export function resolveOptions(connectString: string, options: ClientOptions): R
     coalesceReads: options.coalesceReads ?? 'auto',
     tls: options.tls,
     lookup: options.lookup,
+    srv: srv ? { name: srv.name, resolveSrv: options.resolveSrv } : undefined,
     auth,
     whileDisconnected: options.whileDisconnected ?? 'fail',
     retry: resolveRetryPolicy(options.retry),

@@ -27,6 +27,7 @@ import { EnsembleTracker } from './ensemble-tracker.js';
 import type { HostAddress } from '../session/hosts.js';
 import { RequestPath } from './request-path.js';
 import { ServerFeatures } from './server-features.js';
+import { srvHostSource } from '../connection/srv.js';
 import { aclFor, create, ensureChroot, prepareCreate } from './create.js';
 import * as operations from './operations.js';
 import { stateStream, watchStream, type StateChange } from './streams.js';
@@ -69,11 +70,18 @@ export class ZooKeeper implements AsyncDisposable {
   }
 
   /**
-   * Connects to an ensemble: `host:port[,host:port...][/chroot]`. Resolves once a server has
+   * Connects to an ensemble: `host:port[,host:port...][/chroot]`, or `dns-srv://<record>[/chroot]`
+   * for the servers an SRV record names (see the `resolveSrv` option). Resolves once a server has
    * granted a session (and any `auth` was accepted).
    */
   static async connect(connectString: string, options: ClientOptions = {}): Promise<ZooKeeper> {
     const resolved = resolveOptions(connectString, options);
+    if (resolved.srv !== undefined) {
+      // dns-srv:// (connection/srv.ts): the record's hosts now, and asked again every later round.
+      const source = srvHostSource(resolved.srv.name, resolved.srv.resolveSrv, resolved.connectTimeout);
+      resolved.hosts = await source(options.signal);
+      resolved.refreshHosts = source;
+    }
     if (!traced(connectChannel)) return ZooKeeper.#connect(resolved, options);
     const trace: ConnectTrace = { hosts: resolved.hosts.map((h) => `${h.host}:${h.port}`).join(','), chroot: resolved.chroot, sessionTimeout: resolved.sessionTimeout };
     return connectChannel!.tracePromise(() => ZooKeeper.#connect(resolved, options, trace), trace);

@@ -24,6 +24,11 @@ export interface SessionOptions {
   tls: TlsSource | undefined;
   /** Resolves host names at every attempt (see connection/resolve.ts); `dns.lookup` by default. */
   lookup?: LookupFunction | undefined;
+  /**
+   * The host list asked again at the start of every round over the hosts after the first (a
+   * `dns-srv://` connect string, connection/srv.ts); a failure keeps the list.
+   */
+  refreshHosts?: ((signal?: AbortSignal) => Promise<readonly HostAddress[]>) | undefined;
   /** A session to resume rather than start. */
   session?: { id: bigint; password: Buffer } | undefined;
   /** SASL credentials, authenticated on every new connection. */

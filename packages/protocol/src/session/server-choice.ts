@@ -18,6 +18,8 @@ export class ServerChoice {
   /** Hosts in the order we try them; rotates so a reconnect starts with the next server. */
   #ring: HostAddress[];
   #ringIndex = 0;
+  /** Rounds begun over the ring: counts up each time the ring index wraps to its start. */
+  #round = 0;
   /** A server to try first on the next attempt, at that address: a read-write one found while connected read-only, or the same one again. */
   #preferred: Endpoint | undefined;
   /** After {@link update} chose to move: the servers to try first, in order (Java's reconfigMode). */
@@ -42,8 +44,26 @@ export class ServerChoice {
     const preferred = this.#preferred;
     const host = preferred ?? this.#moveOrder.shift() ?? (this.#ring[this.#ringIndex % this.#ring.length] as HostAddress);
     if (preferred) this.#preferred = undefined;
-    else if (host === this.#ring[this.#ringIndex % this.#ring.length]) this.#ringIndex = (this.#ringIndex + 1) % this.#ring.length;
+    else if (host === this.#ring[this.#ringIndex % this.#ring.length]) {
+      this.#ringIndex = (this.#ringIndex + 1) % this.#ring.length;
+      if (this.#ringIndex === 0) this.#round++;
+    }
     return { host, preferred };
+  }
+
+  /**
+   * The round the next attempt begins, or undefined when it is inside one (or a preferred server
+   * or a planned move comes first). An SRV host list is asked again once per round (connection/srv.ts).
+   */
+  roundStart(): number | undefined {
+    return this.#preferred === undefined && this.#moveOrder.length === 0 && this.#ringIndex === 0 ? this.#round : undefined;
+  }
+
+  /** Replaces the ring (shuffled) between rounds, as a fresh SRV answer does; the round count goes on. */
+  replace(hosts: readonly HostAddress[]): void {
+    if (hosts.length === 0) return;
+    this.#ring = shuffleHosts(hosts);
+    this.#ringIndex = 0;
   }
 
   /** Replaces the host list by host-provider.ts's rule; true when the session should move off `current`. */

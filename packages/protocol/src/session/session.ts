@@ -59,6 +59,8 @@ export class Session {
   #reconnecting: Promise<void> | undefined;
   /** One back-off for the whole session: reset only by a connection that proved stable. */
   readonly #backoff = new Backoff();
+  /** The last round whose host list was asked again ({@link #refreshHosts}). */
+  #refreshedRound = 0;
   /** When the live connection was adopted (performance.now()). */
   #adoptedAt = 0;
   /** {@link lastHeard} of the connections that ended. */
@@ -281,6 +283,7 @@ export class Session {
    * attempt with the resolver's error. True when a connection took, else the host tried.
    */
   async #attempt(signal: AbortSignal | undefined, errors: unknown[], prove = false): Promise<true | HostAddress> {
+    await this.#refreshHosts(signal, errors);
     const { host, preferred } = this.#servers.next();
     let endpoints: Endpoint[];
     if (preferred) endpoints = [preferred];
@@ -299,6 +302,24 @@ export class Session {
       if (await this.#dial(endpoint, signal, errors, prove)) return true;
     }
     return host;
+  }
+
+  /**
+   * A host list that is asked again (`refreshHosts`: an SRV record) is, once at the start of every
+   * round but the first (whose list the connect asked for). A failed answer keeps the list, and
+   * counts as that attempt's error.
+   */
+  async #refreshHosts(signal: AbortSignal | undefined, errors: unknown[]): Promise<void> {
+    const refresh = this.#options.refreshHosts;
+    const round = this.#servers.roundStart();
+    if (refresh === undefined || round === undefined || round === 0 || round === this.#refreshedRound) return;
+    this.#refreshedRound = round;
+    try {
+      this.#servers.replace(await refresh(signal));
+    } catch (err) {
+      this.#debug('%s', (err as Error)?.message);
+      errors.push(err);
+    }
   }
 
   /** Dials one address of a host, handshakes and re-arms (dial.ts). True when the connection took. */
