@@ -73,9 +73,11 @@ describe('fencing http - the guard', () => {
 
   it('one resource\'s requests take turns: a stale request admitted first finishes before a newer one is checked', async () => {
     const data = new Map<string, string>();
-    await serve({ resource: 'r' }, data, (req) => (req.headers['fencing-token'] === '5' ? 300 : 0));
+    let admitted!: () => void;
+    const fiveWriting = new Promise<void>((resolve) => (admitted = resolve));
+    await serve({ resource: 'r' }, data, (req) => (req.headers['fencing-token'] === '5' ? (admitted(), 300) : 0));
     const first = put('/a', { [FENCING_TOKEN_HEADER]: '5' }, 'by 5');
-    await new Promise((r) => setTimeout(r, 50)); // 5 is admitted and writing slowly
+    await fiveWriting; // 5 is admitted and writing slowly (300 ms)
     const second = put('/a', { [FENCING_TOKEN_HEADER]: '6' }, 'by 6');
     expect([(await first).status, (await second).status]).toEqual([200, 200]);
     expect(data.get('/a')).toBe('by 6');
@@ -83,9 +85,11 @@ describe('fencing http - the guard', () => {
 
   it('control: without turns (serialize: false) the slow stale write lands after the newer one', async () => {
     const data = new Map<string, string>();
-    await serve({ resource: 'r', serialize: false }, data, (req) => (req.headers['fencing-token'] === '5' ? 300 : 0));
+    let admitted!: () => void;
+    const fiveWriting = new Promise<void>((resolve) => (admitted = resolve));
+    await serve({ resource: 'r', serialize: false }, data, (req) => (req.headers['fencing-token'] === '5' ? (admitted(), 300) : 0));
     const first = put('/a', { [FENCING_TOKEN_HEADER]: '5' }, 'by 5');
-    await new Promise((r) => setTimeout(r, 50));
+    await fiveWriting; // 5 is admitted and writing slowly (300 ms)
     const second = put('/a', { [FENCING_TOKEN_HEADER]: '6' }, 'by 6');
     expect([(await first).status, (await second).status]).toEqual([200, 200]);
     expect(data.get('/a')).toBe('by 5'); // the stale write won
