@@ -73,7 +73,7 @@ function accepts(port: number): Promise<boolean> {
 }
 
 /** Starts a private KDC for `realm` (default ZK.TEST). */
-export async function startKdc(options: { realm?: string; maxLife?: string; clockskew?: number } = {}): Promise<TestKdc> {
+export async function startKdc(options: { realm?: string; maxLife?: string; clockskew?: number; maxDgramReplySize?: number } = {}): Promise<TestKdc> {
   if (!installed() && !(installInCi(['krb5-kdc', 'krb5-admin-server', 'krb5-user'], 'krb5-kdc') && installed())) throw new Error(KDC_HINT);
   const realm = options.realm ?? 'ZK.TEST';
   const dir = join(WORK, `${process.pid}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`);
@@ -109,6 +109,8 @@ export async function startKdc(options: { realm?: string; maxLife?: string; cloc
       '[kdcdefaults]',
       `  kdc_listen = 127.0.0.1:${port}`,
       `  kdc_tcp_listen = 127.0.0.1:${port}`,
+      // Replies over this many bytes get KRB_ERR_RESPONSE_TOO_BIG over UDP (MIT's default 4096).
+      ...(options.maxDgramReplySize !== undefined ? [`  kdc_max_dgram_reply_size = ${options.maxDgramReplySize}`] : []),
       '',
       '[realms]',
       `  ${realm} = {`,

@@ -116,6 +116,21 @@ describe('kerberos - AS exchange against a real MIT KDC', () => {
     expect((err as Error).message).toContain(`127.0.0.1:${port}/tcp`);
   });
 
+  it('as-exchange - a reply too big for UDP (KRB_ERR_RESPONSE_TOO_BIG) is fetched again over TCP', async () => {
+    const small = await startKdc({ maxDgramReplySize: 300 });
+    try {
+      small.addPrincipal('alice', { password: PASSWORD });
+      const client = parsePrincipal('alice', small.realm);
+      const at = [{ host: small.host, port: small.port }];
+      const tgt = await requestTgt({ client, keys: passwordKeys(PASSWORD, client), kdcs: at });
+      expect(principalText(tgt.server)).toBe('krbtgt/ZK.TEST@ZK.TEST');
+      // Forced to UDP, the same request gets the KDC's error 52.
+      await expect(requestTgt({ client, keys: passwordKeys(PASSWORD, client), kdcs: at, transport: { transport: 'udp' } })).rejects.toMatchObject({ code: 52 });
+    } finally {
+      await small.stop();
+    }
+  });
+
   it('as-exchange - credentials and keys print without secrets', async () => {
     const client = parsePrincipal('alice', kdc.realm);
     const keys = passwordKeys(PASSWORD, client);
