@@ -2,6 +2,9 @@ import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KdcUnreachableError, Perm, ZooKeeper } from '@zk/protocol';
 import { freePorts } from '../../harness/ports.js';
+import { TcpProxy } from '../../harness/proxy.js';
+import { waitForState } from '../../harness/faults.js';
+import { timing, waitFor } from '../../harness/timing.js';
 import { kerberizedServerOptions, startKdc, type TestKdc } from '../../harness/kdc.js';
 import { startZooKeeper, type ZooKeeperEnsemble } from '../../harness/zookeeper.js';
 
@@ -16,6 +19,7 @@ describe('kerberos - SASL GSSAPI against a Kerberized ZooKeeper 3.8 (JAAS Krb5Lo
     kdc = await startKdc();
     kdc.addPrincipal('carol', { password: PASSWORD });
     kdc.addPrincipal('dave', { password: 'dave-pw' });
+    kdc.addPrincipal('erin', { password: 'erin-pw', maxLife: '8 seconds' });
     kdc.addPrincipal('zookeeper/localhost');
     keytab = kdc.keytab('zookeeper/localhost');
     zk = await startZooKeeper({ servers: 1, own: true, ...kerberizedServerOptions(kdc, { keytab }) });
@@ -50,6 +54,36 @@ describe('kerberos - SASL GSSAPI against a Kerberized ZooKeeper 3.8 (JAAS Krb5Lo
     await using c = await ZooKeeper.connect(zk.connectString, { sasl: { mechanism: 'GSSAPI', ccache: `FILE:${ccache}`, krb5Conf: kdc.krb5Conf } });
     expect(await c.whoAmI()).toContainEqual({ authScheme: 'sasl', user: 'carol@ZK.TEST' });
   });
+
+  it('zookeeper-gssapi - a session outlives its first ticket: after the TGT ends, a cut connection re-authenticates with a new one', async (ctx) => {
+    if (process.env.ZK_CONNECT) ctx.skip();
+    const server = zk.servers[0]!;
+    const proxy = await TcpProxy.start({ host: server.host, port: server.port });
+    try {
+      await using erin = await ZooKeeper.connect(proxy.connectString, { sasl: { mechanism: 'GSSAPI', principal: 'erin', password: 'erin-pw', krb5Conf: kdc.krb5Conf }, sessionTimeout: 30_000 });
+      const session = erin.sessionId;
+      expect(await erin.whoAmI()).toContainEqual({ authScheme: 'sasl', user: 'erin@ZK.TEST' });
+      // The principal's max_life is 8 s: wait past it, then make the client reconnect.
+      await new Promise((r) => setTimeout(r, timing(9_000)));
+      const issued = (kdc.log().match(/ISSUE: .*erin@ZK.TEST for krbtgt/g) ?? []).length;
+      const away = new Promise<void>((resolve) => {
+        const off = erin.onStateChange((s) => {
+          if (s !== 'connected') {
+            off();
+            resolve();
+          }
+        });
+      });
+      proxy.cut();
+      await away;
+      await waitForState(erin, 'connected');
+      expect(await erin.whoAmI()).toContainEqual({ authScheme: 'sasl', user: 'erin@ZK.TEST' });
+      expect(erin.sessionId).toBe(session);
+      await waitFor('a second TGT for erin in the KDC log', () => ((kdc.log().match(/ISSUE: .*erin@ZK.TEST for krbtgt/g) ?? []).length > issued ? true : undefined), timing(5_000));
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
 
   it('zookeeper-gssapi - no KDC answering fails the connect with the KDC-unreachable error as cause', async (ctx) => {
     if (process.env.ZK_CONNECT) ctx.skip();
