@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KdcUnreachableError, Perm, ZooKeeper } from '@zk/protocol';
+import { KdcUnreachableError, Perm, TicketExpiredError, ZooKeeper } from '@zk/protocol';
 import { freePorts } from '../../harness/ports.js';
 import { TcpProxy } from '../../harness/proxy.js';
 import { waitForState } from '../../harness/faults.js';
@@ -55,7 +55,7 @@ describe('kerberos - SASL GSSAPI against a Kerberized ZooKeeper 3.8 (JAAS Krb5Lo
     expect(await c.whoAmI()).toContainEqual({ authScheme: 'sasl', user: 'carol@ZK.TEST' });
   });
 
-  it('zookeeper-gssapi - a session outlives its first ticket: after the TGT ends, a cut connection re-authenticates with a new one', async (ctx) => {
+  it('zookeeper-gssapi - a session outlives its first ticket: after the TGT ends, a cut connection re-authenticates with a new one (while an expired kinit ccache alone is TicketExpiredError)', async (ctx) => {
     if (process.env.ZK_CONNECT) ctx.skip();
     const server = zk.servers[0]!;
     const proxy = await TcpProxy.start({ host: server.host, port: server.port });
@@ -63,8 +63,15 @@ describe('kerberos - SASL GSSAPI against a Kerberized ZooKeeper 3.8 (JAAS Krb5Lo
       await using erin = await ZooKeeper.connect(proxy.connectString, { sasl: { mechanism: 'GSSAPI', principal: 'erin', password: 'erin-pw', krb5Conf: kdc.krb5Conf }, sessionTimeout: 30_000 });
       const session = erin.sessionId;
       expect(await erin.whoAmI()).toContainEqual({ authScheme: 'sasl', user: 'erin@ZK.TEST' });
+      const ccache = kdc.kinit('erin', { password: 'erin-pw' });
       // The principal's max_life is 8 s: wait past it, then make the client reconnect.
       await new Promise((r) => setTimeout(r, timing(9_000)));
+      // Meanwhile the kinit ccache has expired, and a client with only it cannot get another.
+      const expired = await ZooKeeper.connect(proxy.connectString, { sasl: { mechanism: 'GSSAPI', ccache: `FILE:${ccache}`, krb5Conf: kdc.krb5Conf }, connectTimeout: 5_000 }).catch((e: unknown) => e);
+      const causes: unknown[] = [];
+      for (let e: unknown = expired; e instanceof Error; e = e.cause) causes.push(e);
+      expect(causes.some((c) => c instanceof TicketExpiredError), inspect(expired)).toBe(true);
+      expect(String(inspect(expired, { depth: 9 }))).toMatch(/expired at .*run kinit/);
       const issued = (kdc.log().match(/ISSUE: .*erin@ZK.TEST for krbtgt/g) ?? []).length;
       const away = new Promise<void>((resolve) => {
         const off = erin.onStateChange((s) => {
