@@ -75,9 +75,13 @@ function toJava(v: unknown): unknown {
   if (typeof v === 'bigint') return v.toString();
   if (Buffer.isBuffer(v)) return v.toString('hex');
   if (Array.isArray(v)) return v.map(toJava);
-  if (typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toJava(x)]));
+  // A Stat's ctime and mtime are Java longs held as numbers: decimal strings too.
+  if (typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, isTime(k) && typeof x === 'number' ? String(x) : toJava(x)]));
   return v;
 }
+
+/** The long fields our codec reads as numbers (a Stat's times, ms): only these names hold them. */
+const isTime = (field: string) => field === 'ctime' || field === 'mtime';
 
 const SURROGATE_PAIR = /[\uD800-\uDBFF][\uDC00-\uDFFF]/;
 /** True when some string in the value holds a character outside the BMP. */
@@ -95,6 +99,8 @@ const codecOf = (type: string) => records[type as keyof typeof records] as unkno
 
 const TS_INTS = [1, -2147483648, 2147483647, -2, 65536];
 const TS_LONGS = [-(2n ** 63n), 2n ** 63n - 1n, 2n ** 53n + 1n, -1n, 1n << 32n, 0n];
+/** A Stat's ctime and mtime, numbers of ms: the safe-integer range our codec accepts for them. */
+const TS_TIMES = [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 1795932004690, -1, 0];
 const TS_STRINGS = ['/日本語/パス', null, '', 'ascii-0000000001', 'tab\tnul\u0000 ümlaut \uFFFD', '/\u{1F600}\u{10348} outside the BMP'];
 const TS_BUFFERS = [Buffer.alloc(0), null, Buffer.from(Array.from({ length: 256 }, (_, i) => i)), Buffer.from([0x80])];
 const TS_VARIANTS = TS_STRINGS.length;
@@ -103,6 +109,7 @@ function tsValue(kind: string, k: number): unknown {
   const pick = <T>(xs: readonly T[]): T => xs[k % xs.length]!;
   if (kind === 'int') return pick(TS_INTS);
   if (kind === 'long') return pick(TS_LONGS);
+  if (kind === 'time') return pick(TS_TIMES);
   if (kind === 'boolean') return k % 2 === 1;
   if (kind === 'buffer') return pick(TS_BUFFERS);
   if (kind === 'ustring') return pick(TS_STRINGS);
@@ -123,7 +130,7 @@ function tsValue(kind: string, k: number): unknown {
 function tsRecord(type: string, v: number): Record<string, unknown> {
   const fields = schemas.get(type);
   if (!fields) throw new Error(`Java reported no schema for ${type}`);
-  return Object.fromEntries(fields.map((f, i) => [f.name, tsValue(f.kind, v + i)]));
+  return Object.fromEntries(fields.map((f, i) => [f.name, tsValue(type === 'Stat' && isTime(f.name) ? 'time' : f.kind, v + i)]));
 }
 
 function tsStat(v: number): Stat {

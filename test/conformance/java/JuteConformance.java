@@ -56,6 +56,8 @@ public class JuteConformance {
   static final int VARIANTS = 4;
   static final int[] INTS = {0, -1, Integer.MAX_VALUE, Integer.MIN_VALUE, 42};
   static final long[] LONGS = {0L, -1L, Long.MAX_VALUE, Long.MIN_VALUE, 0x0123456789abcdefL, 1L << 53 | 1};
+  /** A Stat's ctime and mtime: ms, which our client reads as numbers, so within +-(2^53 - 1) (a double's exact integers). */
+  static final long[] TIMES = {0L, -1L, (1L << 53) - 1, -((1L << 53) - 1), 1795932004690L};
   static final String[] STRINGS = {"/über/日本語/ключ", "", null, "/zookeeper/quota", "a,b:c\"d\\e\u0000\n\ufffd"};
   static final String NON_BMP = "/emoji-\uD83D\uDE00-\uD800\uDF48";
   static final byte[][] BUFFERS = {{0, 1, 2, (byte) 0xff, (byte) 0x80}, {}, null, "hello".getBytes(StandardCharsets.UTF_8)};
@@ -170,7 +172,11 @@ public class JuteConformance {
   static Object build(Class<?> c, int v, boolean nonBmp) throws Exception {
     Object o = c.getDeclaredConstructor().newInstance();
     int k = v;
-    for (Field f : fields(c)) f.set(o, value(f.getType(), f.getGenericType(), k++, nonBmp));
+    for (Field f : fields(c)) {
+      boolean time = c == Stat.class && (f.getName().equals("ctime") || f.getName().equals("mtime"));
+      f.set(o, time ? (Object) TIMES[k % TIMES.length] : value(f.getType(), f.getGenericType(), k, nonBmp));
+      k++;
+    }
     return o;
   }
 
