@@ -42,6 +42,15 @@ describe('kerberos - SASL GSSAPI against a Kerberized ZooKeeper 3.8 (JAAS Krb5Lo
     expect(inspect(carol, { depth: 6 })).not.toContain(PASSWORD);
   });
 
+  for (const enctype of [20, 19, 18, 17]) {
+    it(`zookeeper-gssapi - session keys of enctype ${enctype}: JGSS reads the AP-REQ and the Wrap tokens both ways verify`, async (ctx) => {
+      if (process.env.ZK_CONNECT) ctx.skip();
+      await using c = await ZooKeeper.connect(zk.connectString, { sasl: { mechanism: 'GSSAPI', principal: 'carol', password: PASSWORD, krb5Conf: kdc.krb5Conf, enctypes: [enctype] } });
+      expect(await c.whoAmI()).toContainEqual({ authScheme: 'sasl', user: 'carol@ZK.TEST' });
+      await waitFor(`a TGS reply with a session key of enctype ${enctype}`, () => (new RegExp(`TGS_REQ .*ses=[a-z0-9-]+\\(${enctype}\\)\\}, carol@ZK.TEST for zookeeper/localhost`).test(kdc.log()) ? true : undefined), timing(5_000));
+    });
+  }
+
   it('zookeeper-gssapi - a service keytab connects as its principal', async (ctx) => {
     if (process.env.ZK_CONNECT) ctx.skip();
     await using svc = await ZooKeeper.connect(zk.connectString, { sasl: { mechanism: 'GSSAPI', principal: 'zookeeper/localhost', keytab, krb5Conf: kdc.krb5Conf } });

@@ -41,6 +41,8 @@ export interface GssapiOptions {
   serviceRealm?: string;
   /** Canonicalise the server's name by forward and reverse lookup (Java's default, true). */
   canonicalizeHostname?: boolean;
+  /** Enctype numbers to ask for, in preference order (krb5.conf's permitted_enctypes); default 20, 19, 18, 17. */
+  enctypes?: number[];
 }
 
 /** Re-acquire a TGT this long before it ends (MIT's kinit renewers use minutes too). */
@@ -72,7 +74,7 @@ export class KerberosLogin {
   async tgt(): Promise<Credential> {
     const { client, keys, kdcs } = await this.#setup();
     if (this.#tgt && !this.#tgt.expiresWithin(REFRESH_MARGIN_MS)) return this.#tgt;
-    if (keys) this.#tgt = await requestTgt({ client, keys, kdcs });
+    if (keys) this.#tgt = await requestTgt({ client, keys, kdcs, ...(this.options.enctypes ? { enctypes: this.options.enctypes } : {}) });
     else this.#tgt = cachedTgt(await readCcache(ccachePath(this.options.ccache)));
     return this.#tgt;
   }
@@ -90,7 +92,7 @@ export class KerberosLogin {
     const { kdcs } = await this.#setup();
     const tgt = await this.tgt();
     const service = await this.servicePrincipal(host, address);
-    const ticket = await requestServiceTicket({ tgt, service, kdcs });
+    const ticket = await requestServiceTicket({ tgt, service, kdcs, ...(this.options.enctypes ? { enctypes: this.options.enctypes } : {}) });
     return new GssapiSaslClient(new GssInitiator(ticket));
   }
 }
