@@ -4,6 +4,7 @@ import { LeaseEndedError, LeaseLostError, LeaseReleasedError, LeaseRevokedError,
 import { abortCore, guard, Lease, reasonOf, RELEASED, signalOf, type LeaseCore } from './lease.js';
 import { fakeClient, StateStub } from './testing/fake-client.js';
 import { MultiLease } from './locks/multi-lock.js';
+import { Mutex } from './locks/mutex.js';
 
 /** A core with no guard behind it: only the signal bookkeeping is under test. */
 function core(): LeaseCore {
@@ -210,6 +211,31 @@ describe('lease - a MultiLease reads its parts\' clocks', () => {
     expect(() => multi.assertHeld()).toThrow(LeaseLostError);
     expect(multi.held).toBe(false);
     expect(multi.signal.reason).toMatchObject({ code: 'lost', message: expect.stringMatching(/deadline passed/) });
+  });
+});
+
+describe('lease - reentrancy reads the clock too', () => {
+  it('isHeldBy is false past the deadline, and an acquire by the same owner does not re-enter the dead hold', async () => {
+    held(); // a session to hold on
+    const zk = session.zk();
+    // A Mutex whose node is "acquired" at once: the guard is the real one, on the stub session.
+    class Instant extends Mutex {
+      protected override acquireNode() {
+        return Promise.resolve({ nodePath: '/m/_c_x-lock-0000000001', name: '_c_x-lock-0000000001', czxid: 7n });
+      }
+    }
+    const mutex = new Instant(zk, '/m');
+    const owner = Symbol('owner');
+    const first = await mutex.acquire({ owner });
+    leases.push(first);
+    expect(mutex.isHeldBy(owner)).toBe(true);
+    const again = await mutex.acquire({ owner });
+    expect(again.fencingToken).toBe(first.fencingToken); // reentrant while held
+    leases.push(again);
+    session.heard = performance.now() - 5000; // paused past the deadline; no timer has run
+    expect(first.signal.aborted).toBe(false); // control
+    expect(mutex.isHeldBy(owner)).toBe(false);
+    expect(first.signal.reason).toMatchObject({ code: 'lost' });
   });
 });
 

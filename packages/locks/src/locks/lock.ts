@@ -146,6 +146,7 @@ export abstract class LockBase {
     if (options.signal?.aborted) throw new LockAbortedError(this.path, options.signal.reason);
     const owner = ownerOf(options);
     const existing = this.holdOf(owner);
+    existing?.check(); // a hold past its deadline is not entered again (the clock, as lease.held reads it)
     if (existing && !existing.released && !existing.aborted) {
       existing.refs++;
       return new Lease(existing);
@@ -191,6 +192,7 @@ export abstract class LockBase {
   /** True when `owner` (default: the enclosing `run`) holds this lock through this object. */
   isHeldBy(owner: unknown = owners.getStore()): boolean {
     const core = this.holdOf(owner);
+    core?.check(); // reads the clock, as lease.held does
     return core !== undefined && !core.released && !core.aborted;
   }
 }
