@@ -26,6 +26,7 @@ import * as proto from '../jute/proto.js';
 import type { Endpoint } from '../session/hosts.js';
 import type { RequestPath } from './request-path.js';
 import type { CallOptions } from './types.js';
+import { raceAbort } from '../util/abort.js';
 
 /** The version the features need, for the error's message. */
 export const WATCH_MODES_SINCE = '3.9';
@@ -84,7 +85,8 @@ export class ServerFeatures {
     let probe = this.#probe;
     if (probe === undefined || probe.host !== host || host === undefined) {
       const write = (w: Parameters<typeof proto.writeCheckWatchesRequest>[0]) => proto.writeCheckWatchesRequest(w, { path: '/', type: WatcherType.Persistent });
-      const reply = this.#rp.send(OpCode.checkWatches, 'checkWatches', '/', write, undefined, options).then((r) => {
+      // Shared by the callers of this connection: bounded by the timeout, not by one caller's signal.
+      const reply = this.#rp.send(OpCode.checkWatches, 'checkWatches', '/', write, undefined, { timeout: options.timeout }).then((r) => {
         const has = hasWatchModes(r.err);
         if (has === undefined) throw fromCode(r.err, { op: 'checkWatches', path: '/' });
         return has;
@@ -101,8 +103,8 @@ export class ServerFeatures {
         if (this.#probe === done) this.#probe = undefined;
       });
     }
-    await probe.reply;
-    // Known for the probed connection (the then above ran first: it was attached first).
+    // Known for the probed connection once this resolves (the then above was attached first).
+    await raceAbort(probe.reply, options.signal, undefined, { op: 'checkWatches', path: '/' });
   }
 
   // A server may be restarted on a newer (or older) version behind the same address: what was

@@ -113,7 +113,9 @@ export class Transaction {
    * takes it as a plain create and answers without the Stat, so on one `commit()` fails with
    * UnimplementedError before sending anything (3.7.2 and 3.8.2+ have it too, but cannot be told
    * from 3.8.0 and are refused the same way). Containers and TTL nodes answer with a Stat on
-   * every server: {@link create} gives it for them.
+   * every server: {@link create} gives it for them. The check is made on the connection the
+   * commit is sent on; a commit the client's retry policy sends again after a failover to an
+   * older server is applied there without the Stat (`stat` then undefined).
    *
    * @example
    * ```ts
