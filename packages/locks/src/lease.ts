@@ -10,6 +10,7 @@ import { reasonOf, revocationOf, signalOf, type LeaseCore } from './internal/lea
 export { abortCore, reasonOf, RELEASED, revocationOf, signalOf } from './internal/lease-core.js';
 export type { LeaseCore } from './internal/lease-core.js';
 export { guard } from './internal/guarded-hold.js';
+export type { GuardOptions } from './internal/guarded-hold.js';
 
 /**
  * What `JSON.stringify(lease)` writes ({@link Lease.toJSON}): the bigints as strings, nothing
@@ -185,18 +186,4 @@ export class Lease implements AsyncDisposable {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.release();
   }
-}
-
-/** How the guard decides that a hold is at risk. */
-export interface GuardOptions {
-  /**
-   * How long the session may stay `suspended` before the lease is considered at risk, ms.
-   * Default: a sixth of the negotiated session timeout. 0 aborts at the first disconnect.
-   * Whatever the grace, and connected or not, the lease is given up no later than a sixth of the
-   * timeout before the earliest moment the ensemble may expire the session (`zk.expiryDeadline`:
-   * one timeout after the send time of the newest request a server answered), so the signal
-   * aborts before any other client can take the lock. Only a reconnect that a server answered ends the grace period; a
-   * handshake alone does not (see the protocol README's state section).
-   */
-  suspendedGrace?: number | undefined;
 }

@@ -63,6 +63,9 @@ describe('layers - imports', () => {
       for (const n of (m[1] as string).split(',')) if (n.trim()) names.add(n.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0] as string);
       published.set(m[2] as string, names);
     }
+    // Besides: the class every Stat of the client is made of, so that the Stats the caches rebuild
+    // serialise as the client's own do (issue 37 item 6: toJSON on its prototype).
+    for (const n of ['StatRecord', 'copyStat']) published.get('jute/data.js')?.add(n);
     for (const file of sources(join(protocol, 'cache'))) {
       const text = readFileSync(file, 'utf8');
       const own = (i: string) => i.startsWith('../util/') || (i.startsWith('./') && !i.includes('/', 2)) || i.startsWith('node:');

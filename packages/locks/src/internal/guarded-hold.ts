@@ -5,7 +5,6 @@
 import { NoNodeError, ZooKeeperError, type SessionState, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
 import { LeaseLostError, LeaseRevokedError, RevocationRequestedError } from '../errors.js';
 import { holdChannel, lostChannel, revokeChannel, type LockKind } from '../diagnostics.js';
-import type { GuardOptions } from '../lease.js';
 import { connected, deleteGuaranteed } from './engine.js';
 import { abortCore, RELEASED, revocationOf, type LeaseCore } from './lease-core.js';
 import { leaseDeadline, watchProof } from './proof.js';
@@ -194,4 +193,18 @@ class GuardedHold implements LeaseCore {
       abortCore(this, RELEASED);
     }
   }
+}
+
+/** How the guard decides that a hold is at risk. */
+export interface GuardOptions {
+  /**
+   * How long the session may stay `suspended` before the lease is considered at risk, ms.
+   * Default: a sixth of the negotiated session timeout. 0 aborts at the first disconnect.
+   * Whatever the grace, and connected or not, the lease is given up no later than a sixth of the
+   * timeout before the earliest moment the ensemble may expire the session (`zk.expiryDeadline`:
+   * one timeout after the send time of the newest request a server answered), so the signal
+   * aborts before any other client can take the lock. Only a reconnect that a server answered ends the grace period; a
+   * handshake alone does not (see the protocol README's state section).
+   */
+  suspendedGrace?: number | undefined;
 }

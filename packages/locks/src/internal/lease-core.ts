@@ -1,10 +1,9 @@
 /**
- * What every handle of one hold shares (the core a {@link Lease} wraps), and the bookkeeping of
+ * What every handle of one hold shares (the core a Lease wraps), and the bookkeeping of
  * its signal: made lazily, aborted once, with the first reason. The floor of the lease: it
  * imports nothing but the errors.
  */
 import { LeaseReleasedError, type LeaseLostError } from '../errors.js';
-import type { Lease } from '../lease.js';
 import type { ZooKeeper } from '@zk/protocol';
 
 /** @internal What every handle of one hold shares. */
