@@ -143,12 +143,9 @@ describe('layers - imports', () => {
       };
       for (const f of files) if (!index.has(f)) visit(f);
     }
-    // Left: Transaction's constructor takes the ZooKeeper type, and client/zookeeper.ts builds
-    // Transactions. The types they shared moved to client/types.ts (issue 36); what is left is the
-    // published declaration `constructor(zk: ZooKeeper, chroot: string)` (api/protocol.api.md):
-    // a narrow interface in its place would change the API report, so it waits for an API change.
-    const known = [`protocol: ${join('client', 'transaction.ts')} ${join('client', 'zookeeper.ts')}`];
-    expect(found.sort()).toEqual(known);
+    // None left: Transaction's @internal constructor takes the narrow TransactionHost
+    // (client/transaction-host.ts) that the client satisfies, not the ZooKeeper type.
+    expect(found.sort()).toEqual([]);
   });
 
   it('@zk/locks uses only @zk/protocol’s public entry point and Node built-ins', () => {

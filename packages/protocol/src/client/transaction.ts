@@ -9,7 +9,7 @@ import { brandError, ErrorCode, fromCode, InvalidArgumentError, ZooKeeperError, 
 import type { Stat } from '../jute/data.js';
 import { readMultiResponse, writeMultiRequest, type MultiOpInput, type MultiResult as WireResult } from '../jute/multi.js';
 import type { CallOptions, CreateOptions, Data } from './types.js';
-import type { ZooKeeper } from './zookeeper.js';
+import type { TransactionHost } from './transaction-host.js';
 import { addChroot, stripChroot, validatePath } from '../util/paths.js';
 
 /** The outcome of one operation of a committed transaction. */
@@ -78,13 +78,13 @@ interface PendingOp {
  * ```
  */
 export class Transaction {
-  readonly #zk: ZooKeeper;
+  readonly #zk: TransactionHost;
   readonly #chroot: string;
   readonly #ops: PendingOp[] = [];
   #committed = false;
 
   /** @internal Use {@link ZooKeeper.transaction}. */
-  constructor(zk: ZooKeeper, chroot: string) {
+  constructor(zk: TransactionHost, chroot: string) {
     this.#zk = zk;
     this.#chroot = chroot;
   }
@@ -233,7 +233,7 @@ export type MultiReadResult =
   | { readonly type: 'error'; readonly path: string; readonly error: ZooKeeperError };
 
 /** @internal */
-export async function executeMultiRead(zk: ZooKeeper, chroot: string, ops: readonly MultiReadOp[], options: CallOptions): Promise<MultiReadResult[]> {
+export async function executeMultiRead(zk: TransactionHost, chroot: string, ops: readonly MultiReadOp[], options: CallOptions): Promise<MultiReadResult[]> {
   if (!Array.isArray(ops) || ops.length === 0) throw new InvalidArgumentError('ops', 'must be a non-empty list');
   const wireOps = ops.map((op): MultiOpInput => {
     validatePath(op.path);
