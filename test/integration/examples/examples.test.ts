@@ -97,7 +97,7 @@ describe('examples - leader-worker', () => {
     const election = `${space.root}/services/report-worker/leader`;
     for (const node of await admin.getChildren(election)) await admin.delete(`${election}/${node}`);
     const out = await exited(run, 1);
-    expect(out).toMatch(/^solo stopped: .*the lock node was deleted$/m);
+    expect(out).toMatch(/^solo stopped: .*revoked: the lock node was deleted\b/m);
     expect(out).not.toContain('solo unit 1000');
   });
 });
