@@ -22,6 +22,7 @@
 import * as dc from 'node:diagnostics_channel';
 import { channel } from 'node:diagnostics_channel';
 import { debuglog } from 'node:util';
+import { hex64 } from './util/hex.js';
 
 /** Channel names, for `diagnostics_channel.subscribe(name, fn)`. */
 export const ChannelName = {
@@ -181,7 +182,7 @@ const stateChannel = channel(ChannelName.state);
 
 /** @internal */
 export function publishState(sessionId: bigint, from: string, to: string): void {
-  if (debugEnabled) debug('state %s -> %s (session 0x%s)', from, to, sessionId.toString(16));
+  if (debugEnabled) debug('state %s -> %s (session 0x%s)', from, to, hex64(sessionId));
   if (stateChannel.hasSubscribers) stateChannel.publish({ sessionId, from, to } satisfies StateMessage);
 }
 

@@ -144,7 +144,7 @@ async function status(zk: ZooKeeper, args: Parsed): Promise<number> {
     const created = e.createdAt.getTime();
     const marked = e.modifiedAt.getTime() > created ? e.modifiedAt.getTime() : undefined;
     const times: { waitingMs?: number; waitedMs?: number; heldMs?: number } = role === 'waiter' ? { waitingMs: now - created } : marked === undefined ? {} : { waitedMs: marked - created, heldMs: now - marked };
-    return { role, position: i, kind: e.kind, node: e.node, fencingToken: e.fencingToken.toString(), sessionId: `0x${e.sessionId.toString(16)}`, sinceMs: now - created, ...times, owner };
+    return { role, position: i, kind: e.kind, node: e.node, fencingToken: e.fencingToken.toString(), sessionId: `0x${BigInt.asUintN(64, e.sessionId).toString(16)}`, sinceMs: now - created, ...times, owner };
   };
   const rows = [...state.holders.map((e, i) => describe(e, i, 'holder')), ...state.waiters.map((e, i) => describe(e, i, 'waiter'))];
   if (args.json) {
@@ -250,7 +250,7 @@ async function describeHolders(zk: ZooKeeper, args: Parsed): Promise<string[]> {
         owner = { data: e.data.toString('utf8') };
       }
       const since = e.modifiedAt.getTime() > e.createdAt.getTime() ? e.modifiedAt.getTime() : e.createdAt.getTime();
-      return `${ownerText(owner) || `session 0x${e.sessionId.toString(16)}`} (token ${e.fencingToken}, for ${formatMs(Date.now() - since)})`;
+      return `${ownerText(owner) || `session 0x${BigInt.asUintN(64, e.sessionId).toString(16)}`} (token ${e.fencingToken}, for ${formatMs(Date.now() - since)})`;
     });
   } catch {
     return [];

@@ -6,6 +6,7 @@
  * or close it (and free every lock it holds) from another client.
  */
 import type { InspectOptionsStylized, inspect as utilInspect } from 'node:util';
+import { hex64 } from '../util/hex.js';
 
 /** The view a client gives `util.inspect`; `sessionPassword` is left out on purpose. */
 interface ClientView {
@@ -22,7 +23,7 @@ export const inspectCustom = Symbol.for('nodejs.util.inspect.custom');
 export function inspectClient(this: ClientView, depth: number, options: InspectOptionsStylized, inspect: typeof utilInspect): string {
   const server = this.server;
   const view = {
-    sessionId: `0x${this.sessionId.toString(16)}`,
+    sessionId: `0x${hex64(this.sessionId)}`,
     state: this.state,
     server: server === undefined ? undefined : `${server.host}:${server.port}`,
     sessionTimeout: this.sessionTimeout,

@@ -13,6 +13,7 @@ import type { Session, SessionState } from '../session/session.js';
 import { raceAbort, validateTimeout } from '../util/abort.js';
 import { setLongTimeout } from '../util/timer.js';
 import type { ResolvedOptions } from './options.js';
+import { hex64 } from '../util/hex.js';
 
 /** What every call accepts (see ZooKeeper's CallOptions). */
 interface SendOptions {
@@ -200,7 +201,7 @@ async function log<T extends { err: number }>(session: Session, op: number, opNa
     const durationMs = performance.now() - start;
     if (requestFinishChannel.hasSubscribers) requestFinishChannel.publish({ op, path, err, durationMs });
     // `session 0x1a2b: getData /app/config 0.8 ms ok`, `... NONODE`, or the error that ended the wait.
-    if (debugEnabled) debug('session 0x%s: %s %s %s ms %s', session.sessionId.toString(16), opName, path ?? '-', durationMs.toFixed(1), thrown === undefined ? (err === 0 ? 'ok' : errorCodeName(err)) : describe(thrown));
+    if (debugEnabled) debug('session 0x%s: %s %s %s ms %s', hex64(session.sessionId), opName, path ?? '-', durationMs.toFixed(1), thrown === undefined ? (err === 0 ? 'ok' : errorCodeName(err)) : describe(thrown));
   }
 }
 

@@ -12,6 +12,7 @@ import { JuteWriter } from '../jute/writer.js';
 import { setLongTimeout } from '../util/timer.js';
 import { foreignProtocol, NOT_ZOOKEEPER } from './foreign.js';
 import type { Transport } from './transport.js';
+import { hex64 } from '../util/hex.js';
 
 /** The session the server granted on a connection. */
 export interface HandshakeResult {
@@ -88,7 +89,7 @@ export function decodeConnectResponse(payload: Buffer, requestedSessionId: bigin
   } catch (err) {
     throw err instanceof DecodeError ? undecodable(err.message, err) : err;
   }
-  if (res.timeOut <= 0) throw new SessionExpiredError(`session 0x${requestedSessionId.toString(16)} has expired`, { op: 'connect' });
+  if (res.timeOut <= 0) throw new SessionExpiredError(`session 0x${hex64(requestedSessionId)} has expired`, { op: 'connect' });
   return {
     kind: requestedSessionId !== 0n && res.sessionId === requestedSessionId ? 'resumed' : 'new',
     sessionId: res.sessionId,

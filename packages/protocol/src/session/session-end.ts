@@ -7,6 +7,7 @@ import { ConnectionLossError, SessionExpiredError } from '../errors.js';
 import { HandshakeClosedError } from '../connection/handshake.js';
 import { probeServerStat, type ServerStat } from '../connection/transport.js';
 import { endpointLabel, type Endpoint } from './hosts.js';
+import { hex64 } from '../util/hex.js';
 
 /** What to do about an expired session, in every SessionExpiredError of a call. */
 const AFTER_EXPIRY =
@@ -28,14 +29,14 @@ export function sessionExpired(sessionId: bigint, cause: unknown): SessionExpire
     ? `${endpointLabel(cause.server)} (${cause.stat.mode}) is at zxid 0x${cause.stat.zxid.toString(16)}, behind this session's last zxid 0x${cause.ours.toString(16)}, and no server took the session back within its timeout: the ensemble lost the data this session saw (a server restarted with its data wiped, or restored from an older snapshot), and the session with it`
     : 'the ensemble ended it, with its ephemeral nodes and watches (no server heard from it for its timeout)';
   const attempt = isBehind(cause) ? cause.attempt : cause;
-  return new SessionExpiredError(`session 0x${sessionId.toString(16)} has expired: ${why}. ${AFTER_EXPIRY}.`, attempt === undefined ? {} : { cause: attempt });
+  return new SessionExpiredError(`session 0x${hex64(sessionId)} has expired: ${why}. ${AFTER_EXPIRY}.`, attempt === undefined ? {} : { cause: attempt });
 }
 
 /** The error of a call while the session is `lost`; `lastAttempt` is the latest reconnect's failure. */
 export function sessionLost(sessionId: bigint, lastAttempt: unknown): ConnectionLossError {
   const last = lastAttempt instanceof Error ? ` (last attempt: ${lastAttempt.message})` : '';
   return new ConnectionLossError(
-    `not connected (lost): session 0x${sessionId.toString(16)} is lost: no server took it back within its timeout, so the ensemble has probably expired it${last}. ` +
+    `not connected (lost): session 0x${hex64(sessionId)} is lost: no server took it back within its timeout, so the ensemble has probably expired it${last}. ` +
       "The client keeps trying and reports 'connected' if a server takes the session back, 'expired' if one says it is gone; to go on at once, close this client and connect a new one",
     lastAttempt === undefined ? {} : { cause: lastAttempt },
   );

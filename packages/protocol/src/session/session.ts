@@ -29,6 +29,7 @@ import type { SessionOptions } from './options.js';
 import { ReadWriteProbe, ServerChoice } from './server-choice.js';
 import { StateKeeper, type StateListener } from './state-keeper.js';
 import { findServerBehind, type ServerBehind } from './session-end.js';
+import { hex64 } from '../util/hex.js';
 
 export type { SessionOptions } from './options.js';
 export type { SessionState, StateListener };
@@ -366,7 +367,7 @@ export class Session {
     this.#adoptedAt = performance.now();
     this.#servers.adopted();
     this.#behind = undefined;
-    if (fresh) this.#debug('server granted a new session 0x%s', this.#sessionId.toString(16));
+    if (fresh) this.#debug('server granted a new session 0x%s', hex64(this.#sessionId));
     this.#keeper.clearLossTimer();
     if (conn.session.readOnly) {
       this.#keeper.transition('connectedReadOnly');
@@ -425,7 +426,7 @@ export class Session {
 
   /** A `NODE_DEBUG=zk` line naming this session (two clients in one process can be told apart). */
   #debug(format: string, ...args: unknown[]): void {
-    if (debugEnabled) debug(`session 0x%s: ${format}`, this.#sessionId.toString(16), ...args);
+    if (debugEnabled) debug(`session 0x%s: ${format}`, hex64(this.#sessionId), ...args);
   }
 
   /** Resolves when the session is connected again, or rejects when it cannot be (or on abort). */
