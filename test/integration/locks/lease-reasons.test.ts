@@ -60,7 +60,9 @@ describe('lease reasons - released, revoked, lost', () => {
     await space.expire(zk);
     expect(await reason).toBeInstanceOf(LeaseLostError);
     expect(await reason).not.toBeInstanceOf(LeaseRevokedError);
-    expect(await reason).toMatchObject({ code: 'lost', message: 'lease on /r/lost lost: session expired' });
+    // Expired, or given up a moment before while suspended (how the expiry reaches the client
+    // differs by server line: on 3.4.13 the connection drops first): lost either way.
+    expect(await reason).toMatchObject({ code: 'lost', message: expect.stringMatching(/^lease on \/r\/lost lost: /) });
 
     const other = await space.client();
     const second = await new Mutex(other, '/r/lost').acquire();
