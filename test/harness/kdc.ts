@@ -5,15 +5,16 @@
  * /etc/krb5.conf is never read. Principals and keytabs are made with kadmin.local. Installed when
  * missing in CI (CI=true, root: krb5-kdc, krb5-admin-server, krb5-user); elsewhere the error says how.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
+import { mkdirSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { installInCi } from './apt.js';
 import { freePorts } from './ports.js';
 import { timing, waitFor } from './timing.js';
+import { superviseChild } from './child-server.js';
 
 export const KDC_HINT =
   'No MIT KDC found. Install it with `sudo apt-get install -y krb5-kdc krb5-admin-server krb5-user` (the harness runs its own KDC on loopback; the system services can stay stopped).';
@@ -47,8 +48,6 @@ export interface TestKdc {
 
 const WORK = fileURLToPath(new URL('../.work/kdc/', import.meta.url));
 const SBIN = ['/usr/sbin', '/usr/local/sbin'];
-const running = new Set<ChildProcess>();
-let hooked = false;
 
 function tool(name: string): string | undefined {
   for (const dir of SBIN) if (existsSync(join(dir, name))) return join(dir, name);
@@ -138,27 +137,8 @@ export async function startKdc(options: { realm?: string; maxLife?: string; cloc
   // A random master password: the database is thrown away with the directory.
   run('kdb5_util', ['create', '-s', '-r', realm, '-P', randomBytes(18).toString('base64')]);
   const child = spawn(tool('krb5kdc') as string, ['-n', '-r', realm], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  running.add(child);
-  if (!hooked) {
-    hooked = true;
-    process.once('exit', () => {
-      for (const c of running) c.kill('SIGKILL');
-    });
-  }
-  let out = '';
-  const keep = (d: Buffer) => (out = (out + d.toString()).slice(-8000));
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const log = () => `${existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''}${out}`;
-  const stop = async (): Promise<void> => {
-    if (running.delete(child)) {
-      child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
-      child.kill('SIGKILL');
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
+  const { output, stop } = superviseChild(child, dir);
+  const log = () => `${existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''}${output()}`;
   try {
     await waitFor(
       'krb5kdc to accept TCP connections',

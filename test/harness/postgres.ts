@@ -5,7 +5,7 @@
  * Postgres refuses to run as root: as root, the cluster belongs to the `postgres` user and the
  * server runs as it. Installed when missing in CI (CI=true, root); elsewhere the error says how.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,7 @@ import { installInCi } from './apt.js';
 import { watchOrphan } from './orphan-watchdog.js';
 import { freePorts } from './ports.js';
 import { timing, waitFor } from './timing.js';
+import { superviseChild } from './child-server.js';
 
 /** A running private server. */
 export interface PostgresServer {
@@ -47,8 +48,6 @@ function identity(): { uid: number; gid: number } | undefined {
   return { uid, gid };
 }
 
-const running = new Set<ChildProcess>();
-let hooked = false;
 
 /** Starts a private server; throws {@link POSTGRES_HINT} when PostgreSQL is not installed (and cannot be, outside CI). */
 export async function startPostgres(): Promise<PostgresServer> {
@@ -71,30 +70,13 @@ export async function startPostgres(): Promise<PostgresServer> {
   // Durability is not under test: no fsync, a small footprint (the machine is shared).
   const args = ['-D', data, '-k', dir, '-h', '127.0.0.1', '-p', String(port), '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=100', '-c', 'shared_buffers=16MB'];
   const child = spawn(join(bin.dir, 'postgres'), args, { ...as, cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-  running.add(child);
   watchOrphan(child.pid, dir);
-  if (!hooked) {
-    hooked = true;
-    process.once('exit', () => {
-      for (const c of running) c.kill('SIGKILL');
-    });
-  }
-  let log = '';
-  child.stderr!.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-8000)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async (): Promise<void> => {
-    if (running.delete(child)) {
-      child.kill('SIGINT'); // fast shutdown
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-      child.kill('SIGKILL');
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
+  const { output, stop } = superviseChild(child, dir, { signal: 'SIGINT', graceMs: 10_000 }); // SIGINT: a fast shutdown
   try {
     await waitFor(
       'PostgreSQL to accept connections',
       () => {
-        if (child.exitCode !== null) throw new Error(`postgres exited with ${child.exitCode}: ${log}`);
+        if (child.exitCode !== null) throw new Error(`postgres exited with ${child.exitCode}: ${output()}`);
         return spawnSync(join(bin.dir, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-q'], { stdio: 'ignore' }).status === 0 ? true : undefined;
       },
       timing(30_000),
@@ -102,7 +84,7 @@ export async function startPostgres(): Promise<PostgresServer> {
     );
   } catch (err) {
     await stop();
-    throw new Error(`${(err as Error).message}\n${log}`);
+    throw new Error(`${(err as Error).message}\n${output()}`);
   }
   return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, host: '127.0.0.1', port, version: bin.version, stop };
 }

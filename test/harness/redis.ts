@@ -4,8 +4,8 @@
  * test/.work/. Never the system service. Installed when missing in CI (CI=true, root); elsewhere
  * the error says how.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,7 @@ import { installInCi } from './apt.js';
 import { watchOrphan } from './orphan-watchdog.js';
 import { freePorts } from './ports.js';
 import { timing, waitFor } from './timing.js';
+import { superviseChild } from './child-server.js';
 
 /** A running private server. */
 export interface RedisServer {
@@ -27,8 +28,6 @@ export interface RedisServer {
 export const REDIS_HINT = 'No redis-server found. Install it with `sudo apt-get install -y redis-server` (the harness starts its own server; the system one can stay stopped).';
 
 const WORK = fileURLToPath(new URL('../.work/', import.meta.url));
-const running = new Set<ChildProcess>();
-let hooked = false;
 
 function installed(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
@@ -58,32 +57,13 @@ export async function startRedis(extraArgs: readonly string[] = []): Promise<Red
   const [port] = (await freePorts(1)) as [number];
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', ...extraArgs];
   const child = spawn('redis-server', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  running.add(child);
   watchOrphan(child.pid, dir);
-  if (!hooked) {
-    hooked = true;
-    process.once('exit', () => {
-      for (const c of running) c.kill('SIGKILL');
-    });
-  }
-  let log = '';
-  const keep = (d: Buffer) => (log = (log + d.toString()).slice(-8000));
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async (): Promise<void> => {
-    if (running.delete(child)) {
-      child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
-      child.kill('SIGKILL');
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
+  const { output, stop } = superviseChild(child, dir);
   try {
     await waitFor(
       'redis-server to answer PING',
       async () => {
-        if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}: ${log}`);
+        if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}: ${output()}`);
         return (await pong(port)) ? true : undefined;
       },
       timing(20_000),
@@ -91,7 +71,7 @@ export async function startRedis(extraArgs: readonly string[] = []): Promise<Red
     );
   } catch (err) {
     await stop();
-    throw new Error(`${(err as Error).message}\n${log}`);
+    throw new Error(`${(err as Error).message}\n${output()}`);
   }
   return { url: `redis://127.0.0.1:${port}`, host: '127.0.0.1', port, stop };
 }
