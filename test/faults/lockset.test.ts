@@ -52,17 +52,7 @@ describe('faults - lock-set under SIGSTOP of the holder between its read and its
       for (let i = 0; i < 3; i++) run.spawn(`p${i}`, connect, { durationMs: 6000 + pauses * 7000, sessionTimeoutMs: T, workMs: 100 });
       let acksDuringPauses = 0;
       try {
-        for (let k = 0; k < pauses; k++) {
-          // A holder that has read the register and not yet written it back.
-          const { who } = await run.awaitLine((l) => l.kind === 'read', 20_000);
-          run.signal(who, 'SIGSTOP');
-          const from = run.lines.length;
-          await new Promise((r) => setTimeout(r, 2.5 * T)); // the pause is the fault: it outlives the session
-          acksDuringPauses += run.lines.slice(from).filter((l) => l.kind === 'ack' && l.who !== who).length;
-          const woke = run.lines.length;
-          run.signal(who, 'SIGCONT');
-          await run.awaitLine((l) => l.who === who && (l.kind === 'ack' || l.kind === 'rejected'), 20_000, woke);
-        }
+        acksDuringPauses = await run.pauseReaders(pauses, 2.5 * T);
         await run.exited();
       } finally {
         run.kill();

@@ -165,6 +165,26 @@ export class LockSetRun {
     await Promise.all(this.#exits);
   }
 
+  /**
+   * The SIGSTOP fault, `pauses` times: a holder that has read the register and not yet written it
+   * back is stopped for `pauseMs` (the fault: longer than the session), then resumed until its
+   * write is acknowledged or refused. Returns the acknowledgements others made during the pauses.
+   */
+  async pauseReaders(pauses: number, pauseMs: number): Promise<number> {
+    let acksDuringPauses = 0;
+    for (let k = 0; k < pauses; k++) {
+      const { who } = await this.awaitLine((l) => l.kind === 'read', 20_000);
+      this.signal(who, 'SIGSTOP');
+      const from = this.lines.length;
+      await new Promise((r) => setTimeout(r, pauseMs)); // the pause is the fault: it outlives the session
+      acksDuringPauses += this.lines.slice(from).filter((l) => l.kind === 'ack' && l.who !== who).length;
+      const woke = this.lines.length;
+      this.signal(who, 'SIGCONT');
+      await this.awaitLine((l) => l.who === who && (l.kind === 'ack' || l.kind === 'rejected'), 20_000, woke);
+    }
+    return acksDuringPauses;
+  }
+
   /** Kills whatever still runs. */
   kill(): void {
     for (const p of this.#procs.values()) if (p.exitCode === null) p.kill('SIGKILL');
