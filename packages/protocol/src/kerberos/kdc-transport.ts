@@ -59,23 +59,35 @@ export async function sendToKdc(kdcs: readonly KdcAddress[], message: Buffer, op
   throw new KdcUnreachableError(`no KDC answered (${tried}): check the realm's kdc entries in krb5.conf (or the kdc option), that the KDC runs, and that port 88 (TCP and UDP) is reachable`);
 }
 
-function tcpExchange(kdc: KdcAddress, message: Buffer, timeout: number, signal: AbortSignal | undefined): Promise<Buffer> {
+type Finish = (err: Error | undefined, reply?: Buffer) => void;
+
+/**
+ * One exchange's ending, whichever comes first: a reply or an error given to `finish`, the
+ * timeout, or `signal`'s abort. It settles once, and `close` runs then.
+ */
+function settled(timeout: number, signal: AbortSignal | undefined, close: () => void, start: (finish: Finish) => void): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: kdc.host, port: kdc.port });
-    let received = Buffer.alloc(0);
     let done = false;
-    const finish = (err: Error | undefined, reply?: Buffer) => {
+    const finish: Finish = (err, reply) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
-      socket.destroy();
+      close();
       if (err) reject(err);
       else resolve(reply as Buffer);
     };
     const onAbort = () => finish(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
     const timer = setTimeout(() => finish(new Error(`no answer within ${timeout} ms`)), timeout);
     signal?.addEventListener('abort', onAbort, { once: true });
+    start(finish);
+  });
+}
+
+function tcpExchange(kdc: KdcAddress, message: Buffer, timeout: number, signal: AbortSignal | undefined): Promise<Buffer> {
+  const socket = connect({ host: kdc.host, port: kdc.port });
+  return settled(timeout, signal, () => socket.destroy(), (finish) => {
+    let received = Buffer.alloc(0);
     socket.once('error', (err) => finish(err));
     socket.once('connect', () => {
       const prefix = Buffer.alloc(4);
@@ -95,21 +107,8 @@ function tcpExchange(kdc: KdcAddress, message: Buffer, timeout: number, signal: 
 }
 
 function udpExchange(kdc: KdcAddress, message: Buffer, timeout: number, signal: AbortSignal | undefined): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const socket = createSocket(isIPv6(kdc.host) ? 'udp6' : 'udp4');
-    let done = false;
-    const finish = (err: Error | undefined, reply?: Buffer) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      socket.close();
-      if (err) reject(err);
-      else resolve(reply as Buffer);
-    };
-    const onAbort = () => finish(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
-    const timer = setTimeout(() => finish(new Error(`no answer within ${timeout} ms`)), timeout);
-    signal?.addEventListener('abort', onAbort, { once: true });
+  const socket = createSocket(isIPv6(kdc.host) ? 'udp6' : 'udp4');
+  return settled(timeout, signal, () => socket.close(), (finish) => {
     socket.once('error', (err) => finish(err));
     socket.once('message', (reply) => finish(undefined, reply));
     // connect() first so an ICMP port-unreachable surfaces as an error instead of a timeout.
