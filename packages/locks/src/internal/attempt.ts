@@ -195,6 +195,17 @@ export class Attempt {
   }
 }
 
+/**
+ * The LeaseLostError for a sequential create at `prefix` that failed with NoNode naming the node it
+ * made (on a 3.4 server the Stat is read by a second request, and the node was deleted between
+ * the two: by another session, or the session's end); undefined for any other failure (a NoNode
+ * naming `prefix` is a missing parent). Queuing again would hand a turn to a node someone removed.
+ */
+export function createdThenGone(err: unknown, prefix: string, lockPath: string): LeaseLostError | undefined {
+  if (!(err instanceof NoNodeError) || err.path === undefined || err.path === prefix || !err.path.startsWith(prefix)) return undefined;
+  return new LeaseLostError(lockPath, `our node ${err.path} is gone (session expired, or deleted by someone else)`, { cause: err });
+}
+
 /** Resolves once the client is connected (or rejects with SessionExpiredError when it never will be). */
 export function connected(zk: ZooKeeper): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -13,7 +13,7 @@ import type { AcquireTrace } from '../diagnostics.js';
 import { pathCheck, type PathCheck } from './path-acl.js';
 import { ConnectionLossError, CreateMode, NodeExistsError, NoNodeError, type ACL, type Stat, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
 import { LeaseLostError } from '../errors.js';
-import { Attempt, connected, deleteGuaranteed, removeNode, sweepAttempt } from './attempt.js';
+import { Attempt, connected, createdThenGone, deleteGuaranteed, removeNode, sweepAttempt } from './attempt.js';
 import { checkClient } from './client.js';
 import type { LockDriver } from './drivers.js';
 import { attemptIdOf, newAttemptId, protectedName, sortChildren } from './names.js';
@@ -129,6 +129,8 @@ async function createQueued(spec: AcquireSpec, state: AcquireState): Promise<{ n
       if (err instanceof ConnectionLossError) state.unknown = true; // the create may have happened
       // Armed only now: a session that ended meanwhile is the reason, as if armed from the start.
       if (bounded === undefined && attempt.stopped) throw attempt.reason;
+      const gone = createdThenGone(err, prefix, path);
+      if (gone !== undefined) throw gone;
       if (err instanceof NoNodeError && parentRetries++ < MAX_PARENT_RETRIES) {
         // Only a NoNode counts here: a connection loss while creating the parents is waited out.
         await ensureContainers(zk, path, attempt, spec.acl).catch((e: unknown) => (e instanceof ConnectionLossError ? attempt.connected(e) : Promise.reject(e)));

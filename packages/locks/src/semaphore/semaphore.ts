@@ -14,7 +14,7 @@
 import { hostname } from 'node:os';
 import { ConnectionLossError, CreateMode, InvalidArgumentError, NoNodeError, validatePath, type ACL, type Stat, type WatchedEvent, type ZooKeeper } from '@zk/protocol';
 import { LeaseLostError, LockAbortedError, LockTimeoutError } from '../errors.js';
-import { Attempt, deleteGuaranteed, removeNode, sweepAttempt } from '../internal/attempt.js';
+import { Attempt, createdThenGone, deleteGuaranteed, removeNode, sweepAttempt } from '../internal/attempt.js';
 import { recipeACL } from '../internal/acl.js';
 import { mutexDriver } from '../internal/drivers.js';
 import { acquireNode, ensureContainers, type HeldNode } from '../internal/engine.js';
@@ -317,6 +317,8 @@ export class Semaphore {
   /** After a failed create: make the parents (NoNode) or find our node (ConnectionLoss), and create again until it is made. */
   async #createAgain(attempt: Attempt, slot: Slot, failure: unknown): Promise<void> {
     for (let parentRetries = 0; ; ) {
+      const gone = createdThenGone(failure, `${this.#leasesPath}/${protectedName(slot.attemptId, LEASE_NAME)}`, this.path);
+      if (gone !== undefined) throw gone;
       if (failure instanceof NoNodeError && parentRetries++ < MAX_PARENT_RETRIES) {
         await ensureContainers(this.zk, this.#leasesPath, attempt, this.#acl).catch((e: unknown) => (e instanceof ConnectionLossError ? attempt.connected(e) : Promise.reject(e)));
       } else if (failure instanceof ConnectionLossError) {

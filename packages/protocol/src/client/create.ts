@@ -79,8 +79,9 @@ async function createOnLegacy(rp: RequestPath, zk: TreeClient, path: string, dat
 // learn its path (a lock's sweep deletes it by path; aborted here, it had to look for it).
 async function statOf(zk: TreeClient, path: string, options: CallOptions): Promise<{ path: string; stat: Stat }> {
   const stat = (await zk.exists(path, options.timeout === undefined ? {} : { timeout: options.timeout })) as Stat | null;
-  // Deleted between the two requests (by another session, or this one's expiry).
-  if (stat === null) throw new NoNodeError(undefined, { op: 'create', path });
+  // Deleted between the two requests (by another session, or this one's expiry). The error
+  // names the created node (a missing parent names the requested path), so a caller can tell.
+  if (stat === null) throw new NoNodeError(`NONODE (create ${path}): created, then deleted before its Stat was read (a 3.4 server has no create2: the Stat takes a second request)`, { op: 'create', path });
   return { path, stat };
 }
 
