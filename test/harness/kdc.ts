@@ -33,11 +33,11 @@ export interface TestKdc {
   /** KRB5_CONFIG and KRB5_KDC_PROFILE for child processes (kinit, ktutil, klist, a JVM). */
   readonly env: NodeJS.ProcessEnv;
   /** Adds a principal with a password, or a random key; `enctypes` limits its keys (default: all of TEST_ENCTYPES). */
-  addPrincipal(name: string, options?: { password?: string; enctypes?: readonly string[]; maxLife?: string; requiresPreauth?: boolean }): void;
+  addPrincipal(name: string, options?: { password?: string; enctypes?: readonly string[]; maxLife?: string; maxRenewLife?: string; requiresPreauth?: boolean }): void;
   /** Writes the principal's keys to a keytab file (without changing them) and returns its path. */
   keytab(name: string, file?: string): string;
-  /** Runs kinit into a FILE: ccache with a password (on stdin) or a keytab; returns the ccache path. */
-  kinit(name: string, how: { password: string } | { keytab: string }, ccache?: string): string;
+  /** Runs kinit into a FILE: ccache with a password (on stdin) or a keytab (`renewable`: kinit -r, a renewable life); returns the ccache path. */
+  kinit(name: string, how: ({ password: string } | { keytab: string }) & { renewable?: string }, ccache?: string): string;
   /** Runs an MIT tool with the realm's environment; throws with its output on failure. */
   run(command: string, args: readonly string[], input?: string): string;
   /** The KDC's log so far. */
@@ -167,7 +167,7 @@ export async function startKdc(options: { realm?: string; maxLife?: string; cloc
     stop,
     addPrincipal(name, opts = {}) {
       const keysalts = (opts.enctypes ?? TEST_ENCTYPES).map((e) => `${e}:normal`).join(',');
-      const life = opts.maxLife ? ` -maxlife "${opts.maxLife}"` : '';
+      const life = (opts.maxLife ? ` -maxlife "${opts.maxLife}"` : '') + (opts.maxRenewLife ? ` -maxrenewlife "${opts.maxRenewLife}"` : '');
       const key = opts.password !== undefined ? `-pw "${opts.password}"` : '-randkey';
       // Pre-authentication required by default, as real realms set it (so AS-REQs exercise PA-ENC-TIMESTAMP).
       const preauth = opts.requiresPreauth === false ? '' : ' +requires_preauth';
@@ -178,8 +178,9 @@ export async function startKdc(options: { realm?: string; maxLife?: string; cloc
       return file;
     },
     kinit(name, how, ccache = join(dir, `${name.replace(/[^A-Za-z0-9.-]/g, '_')}.ccache`)) {
-      if ('password' in how) run('kinit', ['-c', `FILE:${ccache}`, name], `${how.password}\n`);
-      else run('kinit', ['-c', `FILE:${ccache}`, '-k', '-t', how.keytab, name]);
+      const renew = how.renewable ? ['-r', how.renewable] : [];
+      if ('password' in how) run('kinit', ['-c', `FILE:${ccache}`, ...renew, name], `${how.password}\n`);
+      else run('kinit', ['-c', `FILE:${ccache}`, ...renew, '-k', '-t', how.keytab, name]);
       return ccache;
     },
   };

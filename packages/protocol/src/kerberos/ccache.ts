@@ -122,10 +122,16 @@ export async function readCcache(path: string = ccachePath()): Promise<Credentia
   return parseCcache(await readFile(path));
 }
 
+/** The cache's TGT (krbtgt/REALM@REALM for its default principal), expired or not; undefined when it holds none. */
+export function tgtOf(cache: CredentialCache): Credential | undefined {
+  const realm = cache.defaultPrincipal.realm;
+  return cache.credentials.find((c) => samePrincipal(c.server, tgsPrincipal(realm)) && samePrincipal(c.client, cache.defaultPrincipal));
+}
+
 /** The cache's TGT for its default principal's realm; TicketExpiredError when it has expired. */
 export function cachedTgt(cache: CredentialCache, now: number = Date.now()): Credential {
   const realm = cache.defaultPrincipal.realm;
-  const tgt = cache.credentials.find((c) => samePrincipal(c.server, tgsPrincipal(realm)) && samePrincipal(c.client, cache.defaultPrincipal));
+  const tgt = tgtOf(cache);
   if (!tgt) throw new TicketExpiredError(`the credential cache holds no TGT for ${principalText(cache.defaultPrincipal)} (krbtgt/${realm}): run kinit`);
   if (tgt.expiresWithin(0, now)) throw new TicketExpiredError(`the TGT of ${principalText(cache.defaultPrincipal)} in the credential cache expired at ${tgt.times.endtime.toISOString()}, and there is no keytab or password to get another: run kinit`);
   return tgt;

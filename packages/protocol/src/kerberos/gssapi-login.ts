@@ -2,21 +2,26 @@
  * Kerberos for a ZooKeeper client: the options, where the client's TGT comes from (a keytab, a
  * password, or a kinit ccache), the service principal for a server (`zookeeper/<host>@REALM`,
  * the host canonicalised as the Java client's zookeeper.sasl.client.canonicalize.hostname does),
- * and a fresh SASL GSSAPI mechanism per connection. The TGT is kept and got again (keytab,
- * password) before it expires; a ccache TGT that has expired is a TicketExpiredError.
+ * and a fresh SASL GSSAPI mechanism per connection. The TGT is kept and got again at 80% of its
+ * lifetime (renewal.ts), checked at every connection: from the keytab or password (an AS
+ * exchange), or, with only a ccache, renewed at the KDC while its renew-till allows (a TGS
+ * exchange with RENEW), and in the background while a session holds the login, so a connection
+ * that stays up past the TGT's end can still be replaced. Once a ccache TGT has ended with no
+ * means to renew it, a TicketExpiredError says to run kinit again.
  */
 import { lookup, lookupService } from 'node:dns/promises';
 import { requestTgt } from './as-exchange.js';
-import { cachedTgt, ccachePath, readCcache } from './ccache.js';
+import { ccachePath, readCcache, tgtOf } from './ccache.js';
 import { keytabKeys, passwordKeys, type Credential, type LongTermKeys } from './credential.js';
-import { KerberosError } from './errors.js';
+import { KerberosError, TicketExpiredError } from './errors.js';
 import { GssInitiator } from './gss-initiator.js';
 import { keysFor, readKeytab } from './keytab.js';
 import { loadKrb5Conf, parseKdcEntry, type Krb5Config } from './krb5-conf.js';
 import type { KdcAddress } from './kdc-transport.js';
 import { parsePrincipal, type Principal } from './principal.js';
+import { ccachePlan, expiredTicketError, refreshAt } from './renewal.js';
 import { GssapiSaslClient } from './sasl-gssapi.js';
-import { requestServiceTicket } from './tgs-exchange.js';
+import { renewTgt, requestServiceTicket } from './tgs-exchange.js';
 
 /** SASL GSSAPI (Kerberos) credentials: a keytab, a password, or (with neither) a kinit ccache. */
 export interface GssapiOptions {
@@ -45,13 +50,19 @@ export interface GssapiOptions {
   enctypes?: number[];
 }
 
-/** Re-acquire a TGT this long before it ends (MIT's kinit renewers use minutes too). */
-const REFRESH_MARGIN_MS = 5 * 60_000;
+/** A background renewal that failed is tried again after a quarter of what is left, within these bounds. */
+const RETRY_MIN_MS = 1_000;
+const RETRY_MAX_MS = 60_000;
 
 /** One client's Kerberos identity: its configuration, its TGT, and service tickets on demand. */
 export class KerberosLogin {
   #config: Promise<{ conf: Krb5Config; client: Principal; keys: LongTermKeys | undefined; kdcs: KdcAddress[] }> | undefined;
   #tgt: Credential | undefined;
+  /** The refresh under way, so a reconnect and the timer share one exchange. */
+  #refreshing: Promise<Credential> | undefined;
+  /** Sessions holding the login (hold()): the background renewal runs while there are any. */
+  #holders = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly options: GssapiOptions) {}
 
@@ -70,13 +81,91 @@ export class KerberosLogin {
     return this.#config;
   }
 
-  /** A TGT valid for a few more minutes: the kept one, a new one, or the ccache's. */
+  /** A TGT short of its refresh time: the kept one, or a new or renewed one (checked at every connection). */
   async tgt(): Promise<Credential> {
+    await this.#setup();
+    if (this.#tgt && Date.now() < refreshAt(this.#tgt)) return this.#tgt;
+    this.#refreshing ??= this.#refresh().finally(() => (this.#refreshing = undefined));
+    return this.#refreshing;
+  }
+
+  async #refresh(): Promise<Credential> {
     const { client, keys, kdcs } = await this.#setup();
-    if (this.#tgt && !this.#tgt.expiresWithin(REFRESH_MARGIN_MS)) return this.#tgt;
-    if (keys) this.#tgt = await requestTgt({ client, keys, kdcs, ...(this.options.enctypes ? { enctypes: this.options.enctypes } : {}) });
-    else this.#tgt = cachedTgt(await readCcache(ccachePath(this.options.ccache)));
-    return this.#tgt;
+    const enctypes = this.options.enctypes ? { enctypes: this.options.enctypes } : {};
+    const tgt = keys ? await requestTgt({ client, keys, kdcs, ...enctypes }) : await this.#fromCcache(kdcs);
+    this.#tgt = tgt;
+    this.#schedule();
+    return tgt;
+  }
+
+  /**
+   * With only a ccache: the newer of the kept TGT and the file's (a `kinit` since is taken up),
+   * renewed when past its refresh time and renewable, else used to its end.
+   */
+  async #fromCcache(kdcs: readonly KdcAddress[]): Promise<Credential> {
+    const kept = this.#tgt;
+    const path = ccachePath(this.options.ccache);
+    // Once a TGT is kept, an unreadable file is no failure: the kept one is renewed.
+    const file = await readCcache(path).then(tgtOf, (err: unknown) => {
+      if (kept) return undefined;
+      throw err;
+    });
+    const newest = kept && (!file || kept.times.endtime >= file.times.endtime) ? kept : file;
+    if (!newest) throw new TicketExpiredError(`the credential cache ${path} holds no TGT for its default principal: run kinit`);
+    const now = Date.now();
+    switch (ccachePlan(newest, now)) {
+      case 'use':
+      case 'use-to-end':
+        return newest;
+      case 'expired':
+        throw expiredTicketError(newest, now);
+      case 'renew':
+        try {
+          return await renewTgt({ tgt: newest, kdcs });
+        } catch (err) {
+          // Still valid: used, and renewal tried again (timer, next connection) while it lasts.
+          if (newest.times.endtime.getTime() > Date.now()) return newest;
+          throw err;
+        }
+    }
+  }
+
+  /**
+   * Keeps a ccache-only TGT renewed in the background until the returned function is called (a
+   * session holds its login from connect to close): a connection may stay up past the TGT's
+   * end, and the next one needs a TGT the KDC still renews. The timer does not keep Node alive.
+   */
+  hold(): () => void {
+    this.#holders++;
+    this.#schedule();
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      if (--this.#holders === 0) this.#schedule();
+    };
+  }
+
+  /** The next background refresh: at the TGT's refresh time, or, past it (a renewal failed), after a quarter of what is left. */
+  #schedule(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const tgt = this.#tgt;
+    const o = this.options;
+    if (this.#holders === 0 || !tgt || o.keytab !== undefined || o.password !== undefined) return;
+    const now = Date.now();
+    const plan = ccachePlan(tgt, now);
+    if (plan === 'expired' || plan === 'use-to-end') return;
+    const left = tgt.times.endtime.getTime() - now;
+    const delay = plan === 'renew' ? Math.min(RETRY_MAX_MS, Math.max(RETRY_MIN_MS, left / 4)) : Math.max(0, refreshAt(tgt) - now);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.tgt().then(
+        () => this.#schedule(),
+        () => this.#schedule(),
+      );
+    }, Math.min(delay, 2 ** 31 - 1));
+    this.#timer.unref?.();
   }
 
   /** The service principal for a server reached at `host` (`address` is what it resolved to). */

@@ -26,7 +26,7 @@ import { decodeEncryptedData, decodeEncryptionKey, decodePaDataList, decodeTicke
 import { decodePrincipalName, encodePrincipalName, type Principal } from './principal.js';
 
 /** KDCOptions bits (RFC 4120 §5.4.1) as a uint32 (bit 0 most significant). */
-export const KdcOption = { forwardable: 1, proxiable: 3, renewable: 8, canonicalize: 15, renewableOk: 27 } as const;
+export const KdcOption = { forwardable: 1, proxiable: 3, renewable: 8, canonicalize: 15, renewableOk: 27, renew: 30 } as const;
 
 /** The options a client asks for by default: forwardable, renewable, canonicalize, renewable-ok (as kinit). */
 export const DEFAULT_KDC_OPTIONS = flagBits(KdcOption.forwardable, KdcOption.renewable, KdcOption.canonicalize, KdcOption.renewableOk);

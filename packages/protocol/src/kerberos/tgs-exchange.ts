@@ -2,6 +2,8 @@
  * The TGS exchange (RFC 4120 §3.3): a service ticket (zookeeper/host@REALM) from a TGT. The
  * request carries PA-TGS-REQ: an AP-REQ with the TGT whose authenticator checksums the request
  * body (key usages 6 and 7); the reply's enc-part is under the TGT's session key (usage 8).
+ * The same exchange with the RENEW option (§3.3.3) and the TGT as both the ticket presented and
+ * the one asked for renews a renewable TGT: a new one, same session realm, ending later.
  */
 import { randomInt } from 'node:crypto';
 import { kdcRoundTrip } from './as-exchange.js';
@@ -10,10 +12,11 @@ import { Credential } from './credential.js';
 import { encodeApReq, encodeAuthenticator } from './ap-messages.js';
 import { KerberosError, PrincipalUnknownError } from './errors.js';
 import { krbErrorToException } from './kdc-errors.js';
-import { decodeEncKdcRepPart, encodeKdcReq, encodeKdcReqBody, flagsForTgs } from './kdc-messages.js';
+import { decodeEncKdcRepPart, encodeKdcReq, encodeKdcReqBody, flagsForTgs, KdcOption } from './kdc-messages.js';
 import type { KdcAddress, KdcSendOptions } from './kdc-transport.js';
 import { KeyUsage, MsgType, PaType } from './messages.js';
-import { principalText, samePrincipal, type Principal } from './principal.js';
+import { principalText, samePrincipal, tgsPrincipal, type Principal } from './principal.js';
+import { flagBits } from './der.js';
 
 export interface TgsRequest {
   readonly tgt: Credential;
@@ -27,16 +30,33 @@ export interface TgsRequest {
 
 /** Gets a ticket for `req.service` with the TGT. */
 export async function requestServiceTicket(req: TgsRequest): Promise<Credential> {
-  const now = req.now ?? (() => new Date());
-  const t = now();
+  const t = (req.now ?? (() => new Date()))();
+  return tgsExchange(req, { options: flagsForTgs, till: new Date(t.getTime() + (req.lifetime ?? 86_400_000)) });
+}
+
+/** The renew options: RENEW, and forwardable as the TGT was asked (KDC options are checked against the ticket's flags). */
+const RENEW_OPTIONS = flagBits(KdcOption.renew);
+
+/**
+ * Renews a renewable TGT (RFC 4120 §3.3.3): a new TGT with the same session key's successor,
+ * ending at most the old lifetime later and never after renew-till. The KDC refuses a ticket that
+ * has already ended (MIT: "TGT EXPIRED") or whose renew-till has passed.
+ */
+export async function renewTgt(req: Omit<TgsRequest, 'service' | 'lifetime'>): Promise<Credential> {
+  const service = tgsPrincipal(req.tgt.server.realm);
+  return tgsExchange({ ...req, service }, { options: RENEW_OPTIONS, till: req.tgt.times.renewTill ?? req.tgt.times.endtime });
+}
+
+async function tgsExchange(req: TgsRequest, what: { options: number; till: Date }): Promise<Credential> {
+  const t = (req.now ?? (() => new Date()))();
   const nonce = randomInt(1, 0x7fffffff);
   const tgtKey = req.tgt.sessionKey();
   const body = encodeKdcReqBody({
-    options: flagsForTgs,
+    options: what.options,
     cname: undefined,
     realm: req.service.realm,
     sname: req.service,
-    till: new Date(t.getTime() + (req.lifetime ?? 86_400_000)),
+    till: what.till,
     rtime: undefined,
     nonce,
     etypes: req.enctypes ?? SUPPORTED_ENCTYPES,
