@@ -1,34 +1,31 @@
 /**
- * The session across connections: which server to try (server-choice.ts), the attempts in rounds
- * and the reconnects with one back-off, adopting the connection dial.ts opened (resumed with
- * sessionId + password + lastZxidSeen after a drop, credentials and watches sent again), loss
- * inference and the quorum proof's deadlines, and the request path, which gives the proof its
- * evidence (proof-evidence.ts). The public state lives in state-keeper.ts, the ordered delivery
- * of watch events in event-delivery.ts.
+ * The session across connections: adopting the connection that an attempt (attempts.ts: rounds,
+ * reconnects with one back-off) got from dial.ts (resumed with sessionId + password +
+ * lastZxidSeen after a drop, credentials and watches sent again), what a drop does (suspended,
+ * the loss timer, a reconnect), loss inference and the quorum proof's deadlines, and the request
+ * path, which gives the proof its evidence (proof-evidence.ts). Which server to try is
+ * server-choice.ts's; the public state lives in state-keeper.ts, the ordered delivery of watch
+ * events in event-delivery.ts.
  */
 import { Connection, type Reply, type RequestOptions } from '../connection/connection.js';
 import type { ServerGeneration } from '../connection/generation.js';
-import { resolveHost } from '../connection/resolve.js';
 import { OpCode, Xid } from '../constants.js';
 import type { JuteReader } from '../jute/reader.js';
 import type { JuteWriter } from '../jute/writer.js';
 import { writeAuthPacket } from '../jute/proto.js';
-import { AuthFailedError, ConnectionLossError, fromCode, SessionExpiredError } from '../errors.js';
+import { ConnectionLossError, fromCode } from '../errors.js';
 import { debug, debugEnabled } from '../diagnostics.js';
-import { Backoff } from './backoff.js';
-import type { Endpoint, HostAddress } from './hosts.js';
-import { dialOrder, endpointLabel } from './hosts.js';
+import { Attempts } from './attempts.js';
+import { endpointLabel, type Endpoint, type HostAddress } from './hosts.js';
 import { isConnected, isTerminal, type SessionState } from './state.js';
 import { WatchRegistry } from './watches.js';
-import { ConnectFailures } from './connect-failures.js';
 import { QuorumProof, type LeaseProofMode } from './quorum-proof.js';
 import { EventDelivery } from './event-delivery.js';
 import { PROVES, sendProofRequest, type ProofSender } from './proof-evidence.js';
-import { openConnection, type DialingSession } from './dial.js';
+import type { DialingSession } from './dial.js';
 import type { SessionOptions } from './options.js';
 import { ReadWriteProbe, ServerChoice } from './server-choice.js';
 import { StateKeeper, type StateListener } from './state-keeper.js';
-import { findServerBehind, type ServerBehind } from './session-end.js';
 import { hex64 } from '../util/hex.js';
 
 export type { SessionOptions } from './options.js';
@@ -58,10 +55,6 @@ export class Session {
   readonly #servers: ServerChoice;
   readonly #rwProbe: ReadWriteProbe;
   #reconnecting: Promise<void> | undefined;
-  /** One back-off for the whole session: reset only by a connection that proved stable. */
-  readonly #backoff = new Backoff();
-  /** The last round whose host list was asked again ({@link #refreshHosts}). */
-  #refreshedRound = 0;
   /** When the live connection was adopted (performance.now()). */
   #adoptedAt = 0;
   /** {@link lastHeard} of the connections that ended. */
@@ -71,9 +64,8 @@ export class Session {
   readonly #events: EventDelivery;
   readonly #dialing: DialingSession;
   readonly #proof: QuorumProof;
-  /** A serving server found behind our last zxid since the last adopted connection (#checkBehind). */
-  #behind: ServerBehind | undefined;
   readonly #proofSender: ProofSender;
+  readonly #attempts: Attempts;
 
   constructor(options: SessionOptions) {
     this.#options = options;
@@ -113,6 +105,18 @@ export class Session {
       options.serverTickTime,
       options.leaseProof,
     );
+    this.#attempts = new Attempts({
+      options,
+      servers: this.#servers,
+      dialing: this.#dialing,
+      keeper: this.#keeper,
+      lastHost: () => this.#host,
+      sessionId: () => this.#sessionId,
+      lastZxid: () => this.lastZxid,
+      took: (conn, host, dialedAt, prove) => this.#took(conn, host, dialedAt, prove),
+      expire: (cause) => this.#expire(cause),
+      debug: (format, ...args) => this.#debug(format, ...args),
+    });
     // A causal token given at connect (`after`): a server that has not applied it refuses the
     // handshake (ZooKeeperServer.processConnectRequest: "client must try another server").
     if (options.after !== undefined) this.#lastZxid = options.after;
@@ -247,27 +251,10 @@ export class Session {
    * in. Fails with ConnectionLoss naming the hosts and the distinct errors (in `cause`) when none does.
    */
   async start(signal?: AbortSignal): Promise<void> {
-    const errors: unknown[] = [];
-    // Each failure is folded in at once: a refused port fails the same way every round.
-    const failures = new ConnectFailures(this.#options.hosts);
-    const deadline = performance.now() + this.#options.connectTimeout;
-    const pause = new Backoff({ initial: 100, max: 1000 });
-    pause.next(); // no pause before the first round
-    for (let attempt = 1; ; attempt++) {
-      signal?.throwIfAborted();
-      const tried = await this.#attempt(signal, errors);
-      if (tried === true) return;
-      failures.add(errors.splice(0), tried);
-      // Every host failed in a way another round cannot change (connect-failures.ts).
-      if (failures.definitive(this.#servers.hosts)) break;
-      if (attempt % this.#servers.hosts.length !== 0) continue;
-      const left = deadline - performance.now();
-      if (left <= 0) break;
-      await sleep(Math.min(left, pause.next()));
-    }
-    signal?.throwIfAborted();
+    const failed = await this.#attempts.connect(signal);
+    if (failed === undefined) return;
     this.#keeper.transition('closed');
-    throw failures.error(this.#servers.hosts);
+    throw failed;
   }
 
   /** Records credentials to send now and on every reconnect (Java's `addAuthInfo`). */
@@ -277,75 +264,11 @@ export class Session {
     this.#auth.push({ scheme, auth });
   }
 
-  /**
-   * One connection attempt to the next host in the ring: its name resolved now (every round
-   * resolves again, so a replaced server is found at its new address), then each of its
-   * addresses in {@link dialOrder} until one takes. A name that does not resolve fails the
-   * attempt with the resolver's error. True when a connection took, else the host tried.
-   */
-  async #attempt(signal: AbortSignal | undefined, errors: unknown[], prove = false): Promise<true | HostAddress> {
-    await this.#refreshHosts(signal, errors);
-    const { host, preferred } = this.#servers.next();
-    let endpoints: Endpoint[];
-    if (preferred) endpoints = [preferred];
-    else {
-      try {
-        const addresses = await resolveHost(host.host, host.port, { lookup: this.#options.lookup, timeoutMs: this.#options.connectTimeout, signal });
-        endpoints = dialOrder(host, addresses, this.#host);
-      } catch (err) {
-        this.#debug('%s', (err as Error)?.message);
-        errors.push(err);
-        return host;
-      }
-    }
-    for (const endpoint of endpoints) {
-      if (signal?.aborted || this.#keeper.state === 'closed') return host;
-      if (await this.#dial(endpoint, signal, errors, prove)) return true;
-    }
-    return host;
-  }
-
-  /**
-   * A host list that is asked again (`refreshHosts`: an SRV record) is, once at the start of every
-   * round but the first (whose list the connect asked for). A failed answer keeps the list, and
-   * counts as that attempt's error.
-   */
-  async #refreshHosts(signal: AbortSignal | undefined, errors: unknown[]): Promise<void> {
-    const refresh = this.#options.refreshHosts;
-    const round = this.#servers.roundStart();
-    if (refresh === undefined || round === undefined || round === 0 || round === this.#refreshedRound) return;
-    this.#refreshedRound = round;
-    try {
-      this.#servers.replace(await refresh(signal));
-    } catch (err) {
-      this.#debug('%s', (err as Error)?.message);
-      errors.push(err);
-    }
-  }
-
-  /** Dials one address of a host, handshakes and re-arms (dial.ts). True when the connection took. */
-  async #dial(host: Endpoint, signal: AbortSignal | undefined, errors: unknown[], prove: boolean): Promise<boolean> {
-    const dialedAt = performance.now();
-    let conn: Connection;
-    try {
-      conn = await openConnection(host, this.#dialing, signal, prove);
-    } catch (err) {
-      if (err instanceof SessionExpiredError) {
-        this.#expire(err);
-        throw err;
-      }
-      if (err instanceof AuthFailedError) {
-        this.#keeper.transition('authFailed');
-        throw err;
-      }
-      this.#debug('connect to %s failed: %s', endpointLabel(host), (err as Error)?.message);
-      errors.push(err);
-      if (prove) await this.#checkBehind(host, err);
-      return false;
-    }
+  /** A connection an attempt got (attempts.ts) becomes the session's, unless the session was closed meanwhile. */
+  #took(conn: Connection, host: Endpoint, dialedAt: number, prove: boolean): void {
     if (this.#keeper.state === 'closed') {
       void conn.close();
-      return true;
+      return;
     }
     // The first connection's handshake is where the server started (or took up) the session: it
     // heard us no earlier than we dialed. Reconnects are dated by the reply that proved them.
@@ -354,7 +277,6 @@ export class Session {
     // leader, which touched it no earlier than we dialed (quorum-proof.ts).
     if (!conn.session.readOnly) this.#proof.noteHandshake(dialedAt);
     this.#adopt(conn, host);
-    return true;
   }
 
   #adopt(conn: Connection, host: Endpoint): void {
@@ -366,7 +288,6 @@ export class Session {
     this.#negotiatedTimeout = conn.session.timeOut;
     this.#adoptedAt = performance.now();
     this.#servers.adopted();
-    this.#behind = undefined;
     if (fresh) this.#debug('server granted a new session 0x%s', hex64(this.#sessionId));
     this.#keeper.clearLossTimer();
     if (conn.session.readOnly) {
@@ -454,7 +375,7 @@ export class Session {
     if (conn.lastHeard > this.#lastHeard) this.#lastHeard = conn.lastHeard;
     // Only a connection that served a while resets the back-off; one that died soon after its
     // handshake counts as one more failed attempt.
-    if (conn.lastHeard > -Infinity && performance.now() - this.#adoptedAt >= STABLE_CONNECTION_MS) this.#backoff.reset();
+    if (conn.lastHeard > -Infinity && performance.now() - this.#adoptedAt >= STABLE_CONNECTION_MS) this.#attempts.backoff.reset();
     this.#connection = undefined;
     this.#rwProbe.stop();
     this.#proof.onConnectionChange();
@@ -462,7 +383,7 @@ export class Session {
     if (isTerminal(this.#keeper.state)) return;
     this.#keeper.transition('suspended');
     this.#startLossTimer();
-    this.#reconnecting ??= this.#reconnect().finally(() => (this.#reconnecting = undefined));
+    this.#reconnecting ??= this.#attempts.reconnect().finally(() => (this.#reconnecting = undefined));
   }
 
   /** The loss timer (StateKeeper.startLossTimer) at {@link expiryDeadline}, or the quorum deadline when sooner. */
@@ -475,45 +396,11 @@ export class Session {
     this.#keeper.startLossTimer(deadline, timeout);
   }
 
-  async #reconnect(): Promise<void> {
-    const errors: unknown[] = [];
-    while (!isTerminal(this.#keeper.state) && !isConnected(this.#keeper.state)) {
-      const delay = this.#backoff.next();
-      if (delay > 0) await sleep(delay);
-      if (isTerminal(this.#keeper.state)) return;
-      try {
-        if ((await this.#attempt(undefined, errors, true)) === true) return;
-      } catch {
-        return; // expired or auth failed: the state says so
-      }
-      this.#keeper.lastFailure = errors.at(-1);
-      // A serving server behind our last zxid, and no server took the session back within its
-      // timeout: the ensemble lost what the session saw, the session with it (#checkBehind).
-      if (this.#behind && this.#keeper.state === 'lost') return this.#expire(this.#behind);
-      if (errors.length > 64) errors.splice(0, errors.length - 64);
-    }
-  }
-
   /** `cause`: how the client learnt it (the server's answer, or a server behind our zxid), for the calls' errors. */
   #expire(cause?: unknown): void {
     this.#keeper.clearLossTimer();
     this.#proof.stop();
     if (this.#keeper.state !== 'expired' && this.#keeper.state !== 'closed') this.#keeper.transition('expired', cause);
-  }
-
-  /**
-   * After a failed attempt: whether it was a serving server behind the session's last zxid
-   * (session-end.ts), kept as evidence until a connection is adopted. Once the session is also
-   * `lost`, such a server means the ensemble lost what the session saw, the session with it
-   * (#reconnect). Not over TLS (the `srvr` probe is plain TCP).
-   */
-  async #checkBehind(server: Endpoint, attempt: unknown): Promise<void> {
-    const ours = this.lastZxid;
-    if (ours === 0n || this.#sessionId === 0n || this.#options.tls) return;
-    const behind = await findServerBehind(server, ours, attempt, Math.min(this.#options.connectTimeout, 2000));
-    if (behind === undefined) return;
-    this.#debug('%s (%s) is at zxid 0x%s, behind our 0x%s', endpointLabel(server), behind.stat.mode, behind.stat.zxid.toString(16), ours.toString(16));
-    this.#behind = behind;
   }
 }
 
@@ -521,8 +408,4 @@ const noop = (): void => {};
 
 function maxBig(a: bigint, b: bigint): bigint {
   return a > b ? a : b;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
