@@ -86,7 +86,8 @@ export function fencingTokenKey(resource: string): string {
  * otherwise. Sent with EVALSHA, and with EVAL when the server answers NOSCRIPT (a restart, a
  * `SCRIPT FLUSH`, a failover). In a Redis Cluster both keys must be in one slot: tag the data key
  * with the resource (`{orders}:summary` for resource `orders`); a key tagged otherwise is refused
- * here with a RangeError, and an untagged one works only on a single server.
+ * here with a RangeError, nothing sent, and an untagged one works only on a single server (a
+ * cluster answers CROSSSLOT, reported as a RangeError too, nothing written).
  *
  * @example
  * ```ts
@@ -126,7 +127,17 @@ async function run(redis: RedisLike, fence: Fence, key: string, rest: string[], 
   if (tag !== undefined && tag !== hashTag(tokenKey)) {
     throw new RangeError(`key ${JSON.stringify(key)} is tagged {${tag}}, the token key ${JSON.stringify(tokenKey)} is not: a cluster keeps them in different slots`);
   }
-  const reply = await evalScript(redis, ['2', tokenKey, key, fence.token.toString(), ...rest]);
+  let reply: unknown;
+  try {
+    reply = await evalScript(redis, ['2', tokenKey, key, fence.token.toString(), ...rest]);
+  } catch (err) {
+    if (!(err instanceof Error && err.message.startsWith('CROSSSLOT'))) throw err;
+    // A cluster refuses, before running the script, keys that hash to different slots: an untagged
+    // data key (the one case not refused above, as it is fine on a single server).
+    const tokenTag = hashTag(tokenKey);
+    const fix = tokenTag === undefined ? 'give both the same hash tag' : `tag the key with {${tokenTag}}, as in ${JSON.stringify(`{${tokenTag}}:${key}`)}`;
+    throw new RangeError(`key ${JSON.stringify(key)} and the token key ${JSON.stringify(tokenKey)} hash to different slots of the Redis Cluster (CROSSSLOT), nothing written: ${fix}`, { cause: err });
+  }
   if (!Array.isArray(reply)) throw new TypeError(`unexpected reply to the fencing script: ${String(reply)}`);
   if (Number(reply[0]) === 1) return reply;
   throw new StaleTokenError(fence.resource, fence.token, BigInt(String(reply[1])));
