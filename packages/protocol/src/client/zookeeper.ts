@@ -1,34 +1,33 @@
 /**
  * The `ZooKeeper` class, the client's public surface: connecting, the session's and the quorum
  * proof's accessors, and every operation, documented here and done by the files it delegates to
- * (create.ts, operations.ts, watch-ops.ts, streams.ts, transaction.ts, tree.ts; every request
- * through request-path.ts). Each operation validates its input before any byte is sent, applies
- * the chroot on the way out and strips it on the way back, and turns a server error into a typed
- * error carrying the code, the operation and the path.
+ * (client-core.ts: its parts, the connect and the close; create.ts, operations.ts, watch-ops.ts,
+ * streams.ts, transaction.ts, tree.ts; every request through request-path.ts). Each operation
+ * validates its input before any byte is sent, applies the chroot on the way out and strips it on
+ * the way back, and turns a server error into a typed error carrying the code, the operation and
+ * the path. The @internal members are what transactions and recipes need (transaction-host.ts),
+ * documented where they are done.
  */
 import type { JuteReader } from '../jute/reader.js';
 import type { JuteWriter } from '../jute/writer.js';
 import type { Stat } from '../jute/data.js';
 import * as proto from '../jute/proto.js';
-import { Session, type SessionState, type StateListener } from '../session/session.js';
+import type { Session, SessionState, StateListener } from '../session/session.js';
 import type { LeaseProofMode } from '../session/quorum-proof.js';
 import type { WatchedEvent, WatchKind, WatchListener } from '../session/watches.js';
 import { dataBytes, type Data } from './data.js';
-import { checkWatches, removeWatches, type RemovableWatchKind, type WatchContext } from './watch-ops.js';
+import { checkWatches, removeWatches, type RemovableWatchKind } from './watch-ops.js';
 import type { ACL } from './acl.js';
-import { resolveOptions, type ClientOptions, type ResolvedOptions } from './options.js';
-import { connectChannel, traced, type ConnectTrace } from '../diagnostics.js';
+import type { ClientOptions } from './options.js';
 import { deleteRecursive, ensurePath, type TreeClient } from './tree.js';
 import { Transaction, type MultiReadOp, type MultiReadResult, executeMultiRead } from './transaction.js';
 import type { Reply } from '../connection/connection.js';
 import type { ServerGeneration } from '../connection/generation.js';
 import { serverListOf, type EnsembleConfig, type ReconfigChange } from './reconfig.js';
-import { EnsembleTracker } from './ensemble-tracker.js';
 import type { HostAddress } from '../session/hosts.js';
-import { RequestPath } from './request-path.js';
-import { ServerFeatures } from './server-features.js';
-import { srvHostSource } from '../connection/srv.js';
-import { aclFor, create, ensureChroot, prepareCreate } from './create.js';
+import type { RequestPath } from './request-path.js';
+import { ClientCore, connectClient } from './client-core.js';
+import { aclFor, create, prepareCreate } from './create.js';
 import * as operations from './operations.js';
 import { stateStream, watchStream, type StateChange } from './streams.js';
 import type { CallOptions, CreateOp, CreateOptions, DataResult, WatchOptions } from './types.js';
@@ -46,27 +45,14 @@ import { causalTokenOf, type MultiReadOptions, type ReadOptions } from './consis
  * ```
  */
 export class ZooKeeper implements AsyncDisposable {
-  readonly #options: ResolvedOptions;
+  readonly #core: ClientCore;
   readonly #session: Session;
-  readonly #chroot: string;
   readonly #rp: RequestPath;
-  readonly #watchContext: WatchContext;
-  readonly #features: ServerFeatures;
-  #tracker: EnsembleTracker | undefined;
 
-  private constructor(options: ResolvedOptions) {
-    this.#options = options;
-    this.#chroot = options.chroot;
-    this.#session = new Session(options);
-    this.#rp = new RequestPath(this.#session, options);
-    this.#features = new ServerFeatures(this.#rp);
-    this.#watchContext = {
-      watches: this.#session.watches,
-      chroot: this.#chroot,
-      send: (op, name, path, write, options) => this.#rp.send(op, name, path, write, undefined, options),
-      legacy: () => this.#session.serverGeneration() === 'legacy',
-      hasModes: (op, path, options) => this.#features.has(op, path, options),
-    };
+  private constructor(core: ClientCore) {
+    this.#core = core;
+    this.#session = core.session;
+    this.#rp = core.rp;
   }
 
   /**
@@ -74,38 +60,8 @@ export class ZooKeeper implements AsyncDisposable {
    * for the servers an SRV record names (see the `resolveSrv` option). Resolves once a server has
    * granted a session (and any `auth` was accepted).
    */
-  static async connect(connectString: string, options: ClientOptions = {}): Promise<ZooKeeper> {
-    const resolved = resolveOptions(connectString, options);
-    if (resolved.srv !== undefined) {
-      // dns-srv:// (connection/srv.ts): the record's hosts now, and asked again every later round.
-      const source = srvHostSource(resolved.srv.name, resolved.srv.resolveSrv, resolved.connectTimeout);
-      resolved.hosts = await source(options.signal);
-      resolved.refreshHosts = source;
-    }
-    if (!traced(connectChannel)) return ZooKeeper.#connect(resolved, options);
-    const trace: ConnectTrace = { hosts: resolved.hosts.map((h) => `${h.host}:${h.port}`).join(','), chroot: resolved.chroot, sessionTimeout: resolved.sessionTimeout };
-    return connectChannel!.tracePromise(() => ZooKeeper.#connect(resolved, options, trace), trace);
-  }
-
-  static async #connect(resolved: ResolvedOptions, options: ClientOptions, trace?: ConnectTrace): Promise<ZooKeeper> {
-    const zk = new ZooKeeper(resolved);
-    await zk.#session.start(options.signal);
-    if (trace !== undefined) {
-      const server = zk.#session.host;
-      trace.sessionId = zk.sessionId;
-      trace.serverAddress = server?.address;
-      trace.serverPort = server?.port;
-      trace.negotiatedTimeout = zk.sessionTimeout;
-    }
-    try {
-      for (const { scheme, auth } of zk.#options.auth) await zk.addAuth(scheme, auth);
-      if (zk.#options.createChroot && zk.#chroot !== '') await ensureChroot(zk.#rp, options.signal);
-      if (zk.#options.trackEnsemble) await zk.#trackEnsemble();
-    } catch (err) {
-      await zk.close();
-      throw err;
-    }
-    return zk;
+  static connect(connectString: string, options: ClientOptions = {}): Promise<ZooKeeper> {
+    return connectClient(connectString, options, (core) => new ZooKeeper(core));
   }
 
   /** The session id the server assigned. */
@@ -231,7 +187,7 @@ export class ZooKeeper implements AsyncDisposable {
    * to tell whether a recipe's nodes shut other sessions out.
    */
   defaultACL(path: string): readonly ACL[] {
-    return aclFor(this.#options, path);
+    return aclFor(this.#core.options, path);
   }
   /** The current state. */
   get state(): SessionState {
@@ -264,29 +220,17 @@ export class ZooKeeper implements AsyncDisposable {
     return { path: res.path, stat: res.stat as Stat };
   }
 
-  /**
-   * @internal The generation of the server this client is connected to: `'legacy'` for 3.4,
-   * `'modern'` for 3.5+; a promise of it while the connection's probe is out; undefined while
-   * not connected (the connection then finds out before sending anything a 3.4 server lacks).
-   */
+  /** @internal The connected server's generation, `'legacy'` (3.4) or `'modern'` (Session.serverGeneration). */
   serverGeneration(): ServerGeneration | Promise<ServerGeneration> | undefined {
     return this.#session.serverGeneration();
   }
 
-  /**
-   * @internal Resolves when the server of the current connection has ZooKeeper 3.9's client
-   * features (watch removal by mode, a create's Stat inside a multi); else rejects with an
-   * UnimplementedError naming `op` before anything but the one probe is sent (server-features.ts).
-   */
+  /** @internal Resolves when the connected server has 3.9's client features, else rejects (ServerFeatures.require). */
   requireServer39(op: string, path: string | undefined, what: string, options: CallOptions = {}): Promise<void> {
-    return this.#features.require(op, path, what, options);
+    return this.#core.features.require(op, path, what, options);
   }
 
-  /**
-   * @internal Validates a create and returns its wire request (op code included) and reply
-   * reader; shared by {@link create} and transactions. Containers and TTL nodes have op codes of
-   * their own and always answer with a Stat; a plain create asks for one only when wanted.
-   */
+  /** @internal A create validated into its wire request and reply reader (create.ts), shared with transactions. */
   prepareCreate(path: string, data: Data, options: CreateOptions, withStat = false): { request: CreateOp; read: (r: JuteReader) => proto.CreateResponse | proto.Create2Response } {
     return prepareCreate(this.#rp, path, data, options, withStat);
   }
@@ -404,7 +348,7 @@ export class ZooKeeper implements AsyncDisposable {
    * Either every operation applies or none does.
    */
   transaction(): Transaction {
-    return new Transaction(this, this.#chroot);
+    return new Transaction(this, this.#core.options.chroot);
   }
 
   /**
@@ -412,7 +356,7 @@ export class ZooKeeper implements AsyncDisposable {
    * see one state; `consistency` and `after` as for {@link getData}.
    */
   async multiRead(ops: readonly MultiReadOp[], options: MultiReadOptions = {}): Promise<MultiReadResult[]> {
-    return executeMultiRead(this, this.#chroot, ops, options);
+    return executeMultiRead(this, this.#core.options.chroot, ops, options);
   }
 
   /**
@@ -453,7 +397,7 @@ export class ZooKeeper implements AsyncDisposable {
    * watches go (its events reach no listener). Alone on its path, it goes as Any, on 3.5+.
    */
   removeWatches(path: string, options: CallOptions & { kind?: RemovableWatchKind; listener?: WatchListener; local?: boolean } = {}): Promise<void> {
-    return removeWatches(this.#watchContext, path, options);
+    return removeWatches(this.#core.watchContext, path, options);
   }
 
   /**
@@ -462,7 +406,7 @@ export class ZooKeeper implements AsyncDisposable {
    * server cannot answer that, and the call fails with UnimplementedError before it is sent.
    */
   checkWatches(path: string, options: CallOptions & { kind?: RemovableWatchKind } = {}): Promise<boolean> {
-    return checkWatches(this.#watchContext, path, options);
+    return checkWatches(this.#core.watchContext, path, options);
   }
 
   /**
@@ -532,7 +476,7 @@ export class ZooKeeper implements AsyncDisposable {
    * See the `trackEnsemble` option to have this done on every reconfiguration.
    */
   updateServerList(hosts: string | readonly HostAddress[]): boolean {
-    return this.#session.updateHosts(serverListOf(hosts, this.#chroot));
+    return this.#session.updateHosts(serverListOf(hosts, this.#core.options.chroot));
   }
 
   /** The servers this client may connect to, in the order it tries them. */
@@ -541,21 +485,11 @@ export class ZooKeeper implements AsyncDisposable {
   }
 
   /**
-   * `trackEnsemble`: follow the config node (Curator's EnsembleTracker). Its first read is waited
-   * for, but a failure does not fail the connect: it is read again once connected.
-   */
-  async #trackEnsemble(): Promise<void> {
-    this.#tracker = new EnsembleTracker(this);
-    await this.#tracker.start();
-  }
-
-  /**
    * Ends the session: sends closeSession, so this session's ephemeral nodes are deleted at
    * once, then closes the socket. Pending requests fail. Idempotent.
    */
-  async close(): Promise<void> {
-    this.#tracker?.stop();
-    await this.#session.close();
+  close(): Promise<void> {
+    return this.#core.close();
   }
 
   /** `await using zk = await ZooKeeper.connect(...)` closes the client at the end of the scope. */
@@ -563,22 +497,14 @@ export class ZooKeeper implements AsyncDisposable {
     await this.close();
   }
 
-  /**
-   * @internal Sends a request and returns the raw reply (err not turned into an exception), under
-   * the client's retry policy (`once`: exactly one attempt, for callers that apply it themselves).
-   * `batchSize`: a multi's or multiRead's number of operations, for its trace.
-   */
+  /** @internal A request's raw reply (err not thrown), under the retry policy (RequestPath.rawRequest). */
   rawRequest<T>(op: number, opName: string, path: string | undefined, write: ((w: JuteWriter) => void) | undefined, read: ((r: JuteReader) => T) | undefined, options: CallOptions, once = false, batchSize?: number): Promise<Reply<T>> {
     return this.#rp.rawRequest(op, opName, path, write, read, options, once, batchSize);
   }
 
-  /**
-   * @internal Node data as bytes (null for none), checked before anything is sent: a string,
-   * Uint8Array, null or undefined, within `maxFrameSize`; else InvalidArgumentError. Shared with
-   * transactions.
-   */
+  /** @internal Node data as bytes, checked before anything is sent (data.ts's dataBytes); shared with transactions. */
   prepareData(data: unknown): Buffer | null {
-    return dataBytes(data, this.#options.maxFrameSize);
+    return dataBytes(data, this.#core.options.maxFrameSize);
   }
 }
 

@@ -331,8 +331,9 @@ export class Session {
   }
 
   /**
-   * The generation of the server this session is connected to (`'legacy'`: 3.4): known, a
-   * promise of it while its probe is out, or undefined when not connected.
+   * The generation of the server this session is connected to (`'legacy'`: 3.4, `'modern'`:
+   * 3.5+): known, a promise of it while its probe is out, or undefined when not connected (the
+   * connection then finds out before sending anything a 3.4 server lacks).
    */
   serverGeneration(): ServerGeneration | Promise<ServerGeneration> | undefined {
     const conn = this.#connection;
