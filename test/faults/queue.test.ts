@@ -1,9 +1,14 @@
 /**
  * A safe-mode queue under SIGKILL of its consumers mid-item: three consumer processes (session
- * timeout T) take 60 items; twice, a consumer that has printed `took X` but not `acked X` is
+ * timeout T) take 60 items; twice, a consumer that has printed `took X` but not `completing X` is
  * killed and replaced. Every item must be acknowledged exactly once (the killed consumer's item
  * goes to another consumer once its session expires). Negative control: the same run without a
  * lock path (items deleted as they are taken) loses the killed consumers' items.
+ *
+ * A kill aimed at `took X` may land later, on a loaded machine, while the victim completes X: the
+ * completion (one multi) may then be applied with no `acked X` printed. Such a kill does not count
+ * as mid-item (another victim is struck), and the checker takes X as completed by the victim
+ * unless X is still queued (queue-consumer.ts). Before, that run reported X missing (CI, 10:03).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Queue, stringSerializer } from '@zk/locks';
@@ -20,6 +25,10 @@ describe('faults - queue checker', () => {
     expect(checkQueue(['a', 'b', 'c'], ['a', 'b'], ['c'])).toEqual({ missing: [], duplicated: [], remaining: 1 });
     expect(checkQueue(['a', 'b', 'c'], ['a', 'c'], []).missing).toEqual(['b']);
     expect(checkQueue(['a', 'b'], ['a', 'b', 'a'], []).duplicated).toEqual(['a']);
+    // A completion in flight at the kill: done when the item is gone, and never a second ack.
+    expect(checkQueue(['a', 'b'], ['a'], [], ['b'])).toEqual({ missing: [], duplicated: [], remaining: 0 });
+    expect(checkQueue(['a', 'b'], ['a', 'b'], [], ['b']).duplicated).toEqual([]);
+    expect(checkQueue(['a', 'b'], ['a'], [], ['a']).missing).toEqual(['b']);
   });
 });
 
@@ -59,21 +68,23 @@ describe('faults - queue consumers killed (SIGKILL) mid-item', () => {
         victim.proc.kill('SIGKILL');
         await victim.exited;
         const item = line.slice(5);
-        if (!victim.lines.includes(`acked ${item}`)) killedMidItem.push(item);
+        if (!victim.lines.includes(`completing ${item}`)) killedMidItem.push(item);
         start();
       }
       const acked = () => consumers.flatMap((p) => p.lines.filter((l) => l.startsWith('acked ')).map((l) => l.slice(6)));
+      // Completions in flight when their consumer was killed (applied or not: the checker decides by the queue).
+      const inCompletion = () => consumers.filter((p) => p.proc.signalCode === 'SIGKILL').flatMap((p) => p.lines.filter((l) => l.startsWith('completing ') && !p.lines.includes(`acked ${l.slice(11)}`)).map((l) => l.slice(11)));
       const queued = async () => (await space.children('/fq')).length;
       // Done when every item is acknowledged or the queue is empty and stays so (the control's lost items are gone for good).
       await waitFor('the queue drained', async () => ((await queued()) === 0 && consumers.every((p) => p.lines.filter((l) => l.startsWith('took ')).length === p.lines.filter((l) => l.startsWith('acked ')).length || p.proc.signalCode === 'SIGKILL') ? true : undefined), 60_000, 50);
       await killAll();
-      const verdict = checkQueue(put, acked(), await space.children('/fq'));
-      console.log(`queue ${safe ? 'safe' : 'plain (control)'}, SIGKILL x2 mid-item: ${JSON.stringify({ acked: acked().length, killedMidItem, missing: verdict.missing, duplicated: verdict.duplicated, remaining: verdict.remaining })}`);
+      const verdict = checkQueue(put, acked(), await space.children('/fq'), inCompletion());
+      console.log(`queue ${safe ? 'safe' : 'plain (control)'}, SIGKILL x2 mid-item: ${JSON.stringify({ acked: acked().length, killedMidItem, inCompletion: inCompletion(), missing: verdict.missing, duplicated: verdict.duplicated, remaining: verdict.remaining })}`);
       expect(killedMidItem).toHaveLength(2); // not vacuous: each victim died with an item in hand
       expect(verdict.duplicated).toEqual([]);
       if (safe) {
         expect(verdict.missing).toEqual([]);
-        expect(acked()).toHaveLength(ITEMS);
+        expect(acked().length + inCompletion().filter((i) => !acked().includes(i)).length).toBe(ITEMS);
       } else {
         expect([...verdict.missing].sort()).toEqual([...killedMidItem].sort());
       }
