@@ -158,18 +158,23 @@ export async function sigkillHolders(ctx: NemesisContext, s: Sizing & { killEver
     let kills = 0;
     let next = s.processes;
     const deadline = fx.startedAt + s.durationMs - 3000;
-    while (Date.now() < deadline) {
+    // A slow machine (participants start in seconds under load) fits fewer kill cycles into the
+    // window: the run then goes on, up to half its length again, until it has its minimum (each
+    // replacement then lives to the extended end, so someone is there to take the lock).
+    const extended = deadline + s.durationMs / 2;
+    const end = () => (kills < s.minKills ? extended : deadline);
+    while (Date.now() < end()) {
       // The nemesis's schedule: once the lock moves again (after a kill it is free until the
       // victim's session expires), killEveryMs of progress, then whoever holds it. A fixed tick
       // that skipped the free time fitted too few kills into a slow run; killing at the first
       // new holder left too little progress for the minimum rate.
-      if ((await fx.awaitHolder(deadline)) === undefined) continue;
+      if ((await fx.awaitHolder(end())) === undefined) continue;
       await sleep(s.killEveryMs);
       const victim = fx.get(fx.holder() ?? '');
       if (!victim?.running) continue;
       victim.kill();
       kills++;
-      fx.spawn({ who: `${prefix}${next++}`, connect: ctx.connect, durationMs: Math.max(1000, deadline - Date.now() + 1000), workMs: s.workMs, kind });
+      fx.spawn({ who: `${prefix}${next++}`, connect: ctx.connect, durationMs: Math.max(1000, end() - Date.now() + 1000), workMs: s.workMs, kind });
     }
     return await finish(fx, nemesis, s, { kills }, () => [[kills >= s.minKills, `only ${kills} kills (at least ${s.minKills} required)`]]);
   } finally {
