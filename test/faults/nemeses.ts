@@ -110,6 +110,9 @@ export interface NemesisResult {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The writes of one hold (participant.mjs `hold`: a write, then `workMs` of sleep, three times). */
+const HOLD_WRITES = 3;
+
 /**
  * When `result` has problems, writes its history and resource writes (time-ordered JSON lines)
  * to test/.work/faults-evidence-<nemesis>.jsonl and returns the file; undefined otherwise.
@@ -201,9 +204,14 @@ export async function sigstopHolder(ctx: NemesisContext, s: Sizing & { pauses: n
     let pauses = 0;
     let resumedAt = 0n;
     const holding = () => {
-      // The victim holds the lock (acquired since it was last woken) and has written since.
+      // The victim holds the lock (acquired since it was last woken) and has written since, but
+      // not yet the last of a hold's three writes: another write follows its sleep, so it writes
+      // once woken. (Paused after the third, it woke to end the hold, wrote nothing stale and
+      // tested no fencing: the 10:03 CI run's LeaderLatch failure.)
       const acquired = [...fx.events].reverse().find((e) => e.who === 'paused' && (e.kind === 'acquired' || e.kind === 'released'));
-      return acquired?.kind === 'acquired' && acquired.t > resumedAt && fx.holders().includes('paused') && fx.resource.writes.some((w) => w.who === 'paused' && w.t > acquired.t) ? true : undefined;
+      if (acquired?.kind !== 'acquired' || acquired.t <= resumedAt || !fx.holders().includes('paused')) return undefined;
+      const written = fx.resource.writes.filter((w) => w.who === 'paused' && w.t > acquired.t).length;
+      return written >= 1 && written < HOLD_WRITES ? true : undefined;
     };
     // The victim's place was taken: with one holder at a time, anyone acquired since the pause;
     // with N permits, N others hold at once (at most N - 1 did beside the victim).
