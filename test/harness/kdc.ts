@@ -58,6 +58,14 @@ function installed(): boolean {
   return ['krb5kdc', 'kdb5_util', 'kadmin.local', 'kinit'].every((t) => tool(t) !== undefined);
 }
 
+/**
+ * Why {@link startKdc} cannot run here, or undefined: the MIT tools are missing and this is not CI
+ * as root (where startKdc installs them). For `describe.skipIf` with the reason in the name.
+ */
+export function kdcMissing(): string | undefined {
+  return installed() || (process.env.CI === 'true' && process.getuid?.() === 0) ? undefined : KDC_HINT;
+}
+
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
@@ -217,4 +225,38 @@ export function kerberizedServerOptions(kdc: TestKdc, options: { principal?: str
       ...(options.debug ? { 'sun.security.krb5.debug': 'true' } : {}),
     },
   };
+}
+
+/**
+ * JVM options of a ZooKeeper Java client (Curator) that logs in to `kdc`'s realm as `principal`
+ * with `keytab`: a JAAS `Client` section (Krb5LoginModule, the keytab, no ticket cache) written to
+ * `kdc`'s directory, the realm's krb5.conf, SASL on with that section, and the service principal
+ * named (`zookeeper/localhost@REALM` by default), so nothing depends on the system's krb5.conf or
+ * on how the server's address reverse-resolves.
+ */
+export function kerberizedClientJvmOptions(kdc: TestKdc, options: { principal: string; keytab: string; serverPrincipal?: string; debug?: boolean }): string[] {
+  const principal = options.principal.includes('@') ? options.principal : `${options.principal}@${kdc.realm}`;
+  const jaas = join(kdc.dir, `jaas-client-${principal.replace(/[^A-Za-z0-9.-]/g, '_')}.conf`);
+  writeFileSync(
+    jaas,
+    [
+      'Client {',
+      '  com.sun.security.auth.module.Krb5LoginModule required',
+      '  useKeyTab=true',
+      `  keyTab="${options.keytab}"`,
+      '  storeKey=true',
+      '  useTicketCache=false',
+      `  principal="${principal}";`,
+      '};',
+      '',
+    ].join('\n'),
+  );
+  return [
+    `-Djava.security.auth.login.config=${jaas}`,
+    `-Djava.security.krb5.conf=${kdc.krb5Conf}`,
+    '-Dzookeeper.sasl.client=true',
+    '-Dzookeeper.sasl.clientconfig=Client',
+    `-Dzookeeper.server.principal=${options.serverPrincipal ?? `zookeeper/localhost@${kdc.realm}`}`,
+    ...(options.debug ? ['-Dsun.security.krb5.debug=true'] : []),
+  ];
 }

@@ -12,7 +12,7 @@ import { Credential } from './credential.js';
 import { encodeApReq, encodeAuthenticator } from './ap-messages.js';
 import { KerberosError, PrincipalUnknownError } from './errors.js';
 import { krbErrorToException } from './kdc-errors.js';
-import { decodeEncKdcRepPart, encodeKdcReq, encodeKdcReqBody, flagsForTgs, KdcOption } from './kdc-messages.js';
+import { decodeEncKdcRepPart, encodeKdcReq, encodeKdcReqBody, flagsForTgs, KdcOption, TicketFlag } from './kdc-messages.js';
 import type { KdcAddress, KdcSendOptions } from './kdc-transport.js';
 import { KeyUsage, MsgType, PaType } from './messages.js';
 import { principalText, samePrincipal, tgsPrincipal, type Principal } from './principal.js';
@@ -34,8 +34,13 @@ export async function requestServiceTicket(req: TgsRequest): Promise<Credential>
   return tgsExchange(req, { options: flagsForTgs, till: new Date(t.getTime() + (req.lifetime ?? 86_400_000)) });
 }
 
-/** The renew options: RENEW, and forwardable as the TGT was asked (KDC options are checked against the ticket's flags). */
-const RENEW_OPTIONS = flagBits(KdcOption.renew);
+/**
+ * The renew options: RENEW, and RENEWABLE with the TGT's renew-till as rtime, as MIT's
+ * krb5_get_renewed_creds sends them (the ticket's common flags as options): a KDC that computes
+ * the new ticket's renewable life from the request (MIT 1.18+ kdc_get_ticket_renewtime) issues a
+ * ticket that is no longer renewable otherwise.
+ */
+const RENEW_OPTIONS = flagBits(KdcOption.renew, KdcOption.renewable);
 
 /**
  * Renews a renewable TGT (RFC 4120 §3.3.3): a new TGT with the same session key's successor,
@@ -44,10 +49,12 @@ const RENEW_OPTIONS = flagBits(KdcOption.renew);
  */
 export async function renewTgt(req: Omit<TgsRequest, 'service' | 'lifetime'>): Promise<Credential> {
   const service = tgsPrincipal(req.tgt.server.realm);
-  return tgsExchange({ ...req, service }, { options: RENEW_OPTIONS, till: req.tgt.times.renewTill ?? req.tgt.times.endtime });
+  const forwardable = req.tgt.flags & flagBits(TicketFlag.forwardable) ? flagBits(KdcOption.forwardable) : 0;
+  const renewTill = req.tgt.times.renewTill ?? req.tgt.times.endtime;
+  return tgsExchange({ ...req, service }, { options: (RENEW_OPTIONS | forwardable) >>> 0, till: renewTill, rtime: renewTill });
 }
 
-async function tgsExchange(req: TgsRequest, what: { options: number; till: Date }): Promise<Credential> {
+async function tgsExchange(req: TgsRequest, what: { options: number; till: Date; rtime?: Date }): Promise<Credential> {
   const t = (req.now ?? (() => new Date()))();
   const nonce = randomInt(1, 0x7fffffff);
   const tgtKey = req.tgt.sessionKey();
@@ -57,7 +64,7 @@ async function tgsExchange(req: TgsRequest, what: { options: number; till: Date 
     realm: req.service.realm,
     sname: req.service,
     till: what.till,
-    rtime: undefined,
+    rtime: what.rtime,
     nonce,
     etypes: req.enctypes ?? SUPPORTED_ENCTYPES,
   });

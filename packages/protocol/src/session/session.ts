@@ -27,6 +27,7 @@ import type { SessionOptions } from './options.js';
 import { ReadWriteProbe, ServerChoice } from './server-choice.js';
 import { StateKeeper, type StateListener } from './state-keeper.js';
 import { hex64 } from '../util/hex.js';
+import { loginFor } from '../kerberos/gssapi-login.js';
 
 export type { SessionOptions } from './options.js';
 export type { SessionState, StateListener };
@@ -117,6 +118,11 @@ export class Session {
       expire: (cause) => this.#expire(cause),
       debug: (format, ...args) => this.#debug(format, ...args),
     });
+    // Kerberos: the login keeps a ccache TGT renewed while the session can still reconnect (kerberos/gssapi-login.ts).
+    if (options.sasl?.mechanism === 'GSSAPI') {
+      const release = loginFor(options.sasl).hold();
+      const off = this.#keeper.onState((state) => isTerminal(state) && (off(), release()));
+    }
     // A causal token given at connect (`after`): a server that has not applied it refuses the
     // handshake (ZooKeeperServer.processConnectRequest: "client must try another server").
     if (options.after !== undefined) this.#lastZxid = options.after;
