@@ -96,8 +96,10 @@ export async function startKdc(options: { realm?: string; maxLife?: string; cloc
       `  default_realm = ${realm}`,
       '  dns_lookup_kdc = false',
       '  dns_lookup_realm = false',
-      '  dns_canonicalize_hostname = false',
-      '  rdns = false',
+      // MIT's defaults, spelled out: the client canonicalises 127.0.0.1 to localhost (the service
+      // principal's host) by reverse lookup, as the Java client does.
+      '  dns_canonicalize_hostname = true',
+      '  rdns = true',
       `  permitted_enctypes = ${TEST_ENCTYPES.join(' ')}`,
       '',
       '[realms]',

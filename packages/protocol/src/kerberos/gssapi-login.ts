@@ -9,16 +9,16 @@
  * that stays up past the TGT's end can still be replaced. Once a ccache TGT has ended with no
  * means to renew it, a TicketExpiredError says to run kinit again.
  */
-import { lookup, lookupService } from 'node:dns/promises';
 import { requestTgt } from './as-exchange.js';
 import { ccachePath, readCcache, tgtOf } from './ccache.js';
 import { keytabKeys, passwordKeys, type Credential, type LongTermKeys } from './credential.js';
-import { KerberosError, TicketExpiredError } from './errors.js';
+import { KerberosError, PrincipalUnknownError, TicketExpiredError } from './errors.js';
 import { GssInitiator } from './gss-initiator.js';
 import { keysFor, readKeytab } from './keytab.js';
 import { loadKrb5Conf, parseKdcEntry, type Krb5Config } from './krb5-conf.js';
 import type { KdcAddress } from './kdc-transport.js';
-import { parsePrincipal, type Principal } from './principal.js';
+import { NameType, parsePrincipal, type Principal } from './principal.js';
+import { canonicalizePolicy, serviceHosts, systemResolver, type HostResolver } from './service-host.js';
 import { ccachePlan, expiredTicketError, refreshAt } from './renewal.js';
 import { GssapiSaslClient } from './sasl-gssapi.js';
 import { renewTgt, requestServiceTicket } from './tgs-exchange.js';
@@ -44,7 +44,12 @@ export interface GssapiOptions {
   serviceHost?: string;
   /** The realm of the service, default the client's. */
   serviceRealm?: string;
-  /** Canonicalise the server's name by forward and reverse lookup (Java's default, true). */
+  /**
+   * Canonicalise the server's name as the Java client's `zookeeper.sasl.client.canonicalize.hostname`:
+   * `true`, the name its address reverse-resolves to (the name as given when it has none); `false`,
+   * the name as given. Unset: krb5.conf's `dns_canonicalize_hostname` (true, false or fallback) and
+   * `rdns` decide, as for MIT tools (both default true: much as Java, the forward canonical name when the address has no name).
+   */
   canonicalizeHostname?: boolean;
   /** Enctype numbers to ask for, in preference order (krb5.conf's permitted_enctypes); default 20, 19, 18, 17. */
   enctypes?: number[];
@@ -64,7 +69,11 @@ export class KerberosLogin {
   #holders = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly options: GssapiOptions) {}
+  constructor(
+    private readonly options: GssapiOptions,
+    /** The lookups of host canonicalisation (service-host.ts). */
+    private readonly resolver: HostResolver = systemResolver(),
+  ) {}
 
   #setup() {
     this.#config ??= (async () => {
@@ -168,33 +177,33 @@ export class KerberosLogin {
     this.#timer.unref?.();
   }
 
-  /** The service principal for a server reached at `host` (`address` is what it resolved to). */
-  async servicePrincipal(host: string, address: string): Promise<Principal> {
-    const { client } = await this.#setup();
+  /**
+   * The service principals for a server reached at `host` (`address` is what it resolved to), in
+   * the order to try them: one, or two for krb5.conf's `dns_canonicalize_hostname = fallback`
+   * (service-host.ts).
+   */
+  async servicePrincipals(host: string, address: string): Promise<Principal[]> {
+    const { client, conf } = await this.#setup();
     const o = this.options;
-    const name = o.serviceHost ?? (o.canonicalizeHostname === false ? host : await canonicalHostname(host, address));
-    return { nameType: 3, components: [o.serviceName ?? 'zookeeper', name.toLowerCase()], realm: o.serviceRealm ?? client.realm };
+    const names = o.serviceHost !== undefined ? [o.serviceHost.toLowerCase()] : await serviceHosts(host, address, canonicalizePolicy(o.canonicalizeHostname, conf), this.resolver);
+    return names.map((name) => ({ nameType: NameType.SRV_HST, components: [o.serviceName ?? 'zookeeper', name], realm: o.serviceRealm ?? client.realm }));
   }
 
   /** A SASL GSSAPI client for one connection to `host`. */
   async mechanism(host: string, address: string): Promise<GssapiSaslClient> {
     const { kdcs } = await this.#setup();
     const tgt = await this.tgt();
-    const service = await this.servicePrincipal(host, address);
-    const ticket = await requestServiceTicket({ tgt, service, kdcs, ...(this.options.enctypes ? { enctypes: this.options.enctypes } : {}) });
-    return new GssapiSaslClient(new GssInitiator(ticket));
-  }
-}
-
-const isIP = (s: string): boolean => /^\d{1,3}(\.\d{1,3}){3}$/.test(s) || s.includes(':');
-
-/** Java's InetAddress.getCanonicalHostName: the name the address reverse-resolves to, else the address. */
-async function canonicalHostname(host: string, address: string): Promise<string> {
-  try {
-    const ip = isIP(address) ? address : isIP(host) ? host : (await lookup(host)).address;
-    return (await lookupService(ip, 0)).hostname;
-  } catch {
-    return host;
+    const services = await this.servicePrincipals(host, address);
+    const enctypes = this.options.enctypes ? { enctypes: this.options.enctypes } : {};
+    for (let i = 0; ; i++) {
+      try {
+        const ticket = await requestServiceTicket({ tgt, service: services[i] as Principal, kdcs, ...enctypes });
+        return new GssapiSaslClient(new GssInitiator(ticket));
+      } catch (err) {
+        // `fallback`: the name as given is unknown to the KDC, so the canonical one is asked for.
+        if (!(err instanceof PrincipalUnknownError) || i + 1 >= services.length) throw err;
+      }
+    }
   }
 }
 
