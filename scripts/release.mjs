@@ -77,7 +77,9 @@ function checkPacked(unpacked) {
   const manifest = JSON.parse(readFileSync(join(unpacked, 'package.json'), 'utf8'));
   const files = new Set(listFiles(unpacked));
   for (const r of workspaceRanges(manifest)) problems.push(`package.json keeps a workspace range (${r}): npm cannot install it`);
-  for (const field of ['license', 'repository', 'homepage', 'bugs', 'keywords', 'engines']) {
+  // No "repository", "homepage" or "bugs": the project has no public repository yet, and a URL
+  // that does not exist misleads whoever reads the package page (issue 37 item 1). Add them with one.
+  for (const field of ['license', 'keywords', 'engines']) {
     if (manifest[field] === undefined) problems.push(`package.json has no "${field}"`);
   }
   for (const f of ['LICENSE', 'README.md', 'dist/index.bundle.js', 'dist/index.d.ts', 'src/index.ts']) {
