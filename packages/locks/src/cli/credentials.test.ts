@@ -10,6 +10,9 @@ const files: Record<string, string> = {
   '/pass': 'key-passphrase\n',
   '/digest': 'alice:s3cret-pw\n',
   '/sasl': 'sasl-s3cret',
+  '/etc/zk.keytab': 'KEYTAB BYTES',
+  '/tmp/krb5cc_carol': 'CCACHE BYTES',
+  [`/tmp/krb5cc_${process.getuid?.() ?? 0}`]: 'DEFAULT CCACHE',
 };
 const read = (p: string) => {
   const text = files[p];
@@ -51,7 +54,51 @@ describe('zk-lock - security from the environment', () => {
   });
 });
 
+describe('zk-lock - Kerberos from the environment (ZK_SASL_MECHANISM=GSSAPI)', () => {
+  const gssapi = { ZK_SASL_MECHANISM: 'GSSAPI', KRB5_CONFIG: '/etc/krb5-zk.conf' };
+
+  it('a principal and its keytab (the file checked readable, its content never read into the options or the summary)', () => {
+    const s = securityFromEnv({ ...gssapi, ZK_KRB5_PRINCIPAL: 'carol@ZK.TEST', ZK_KRB5_KEYTAB: '/etc/zk.keytab' }, read);
+    expect(s).toEqual({
+      options: { sasl: { mechanism: 'GSSAPI', principal: 'carol@ZK.TEST', keytab: '/etc/zk.keytab', krb5Conf: '/etc/krb5-zk.conf' } },
+      summary: 'Kerberos carol@ZK.TEST (keytab /etc/zk.keytab)',
+    });
+    expect(JSON.stringify(s)).not.toContain('KEYTAB BYTES');
+  });
+
+  it('a kinit ccache from KRB5CCNAME (FILE:path or a path), else the default /tmp/krb5cc_<uid>; mechanism names are case-blind', () => {
+    expect(securityFromEnv({ ZK_SASL_MECHANISM: 'gssapi', KRB5CCNAME: 'FILE:/tmp/krb5cc_carol' }, read)).toEqual({ options: { sasl: { mechanism: 'GSSAPI', ccache: 'FILE:/tmp/krb5cc_carol' } }, summary: 'Kerberos (ccache /tmp/krb5cc_carol)' });
+    expect(securityFromEnv({ ZK_SASL_MECHANISM: 'GSSAPI', KRB5CCNAME: '/tmp/krb5cc_carol' }, read).options.sasl).toEqual({ mechanism: 'GSSAPI', ccache: 'FILE:/tmp/krb5cc_carol' });
+    const fallback = `/tmp/krb5cc_${process.getuid?.() ?? 0}`;
+    expect(securityFromEnv({ ZK_SASL_MECHANISM: 'GSSAPI' }, read).options.sasl).toEqual({ mechanism: 'GSSAPI', ccache: `FILE:${fallback}` });
+  });
+
+  it('without ZK_SASL_MECHANISM, KRB5CCNAME alone asks for nothing (it is set for other programs too)', () => {
+    expect(securityFromEnv({ KRB5CCNAME: 'FILE:/tmp/krb5cc_carol', KRB5_CONFIG: '/etc/krb5-zk.conf' }, read)).toEqual({ options: {}, summary: 'plain, no credentials' });
+  });
+
+  it.each([
+    [{ ZK_KRB5_KEYTAB: '/etc/zk.keytab' }, 'ZK_KRB5_KEYTAB is for Kerberos: set ZK_SASL_MECHANISM=GSSAPI too'],
+    [{ ZK_KRB5_PRINCIPAL: 'carol' }, 'ZK_KRB5_PRINCIPAL is for Kerberos: set ZK_SASL_MECHANISM=GSSAPI too'],
+    [{ ZK_SASL_MECHANISM: 'PLAIN' }, 'ZK_SASL_MECHANISM: PLAIN is not GSSAPI (DIGEST-MD5 is chosen by ZK_SASL_USER and ZK_SASL_PASSWORD_FILE)'],
+    [{ ZK_SASL_MECHANISM: 'GSSAPI', ZK_KRB5_KEYTAB: '/etc/zk.keytab' }, 'ZK_KRB5_PRINCIPAL and ZK_KRB5_KEYTAB go together (with a kinit ccache, set neither: the principal is the ccache’s)'],
+    [{ ZK_SASL_MECHANISM: 'GSSAPI', ZK_KRB5_PRINCIPAL: 'carol', ZK_KRB5_KEYTAB: '/missing.keytab' }, 'ZK_KRB5_KEYTAB: cannot read /missing.keytab (ENOENT)'],
+    [{ ZK_SASL_MECHANISM: 'GSSAPI', KRB5CCNAME: 'FILE:/tmp/none' }, 'KRB5CCNAME: cannot read /tmp/none (ENOENT): run kinit, or set ZK_KRB5_PRINCIPAL and ZK_KRB5_KEYTAB'],
+    [{ ZK_SASL_MECHANISM: 'GSSAPI', KRB5CCNAME: 'KEYRING:persistent:1000' }, 'KRB5CCNAME: a KEYRING: cache cannot be read; use a FILE: cache (kinit -c FILE:/path)'],
+    [{ ZK_SASL_MECHANISM: 'GSSAPI', KRB5CCNAME: '/tmp/krb5cc_carol', ZK_SASL_USER: 'bob', ZK_SASL_PASSWORD_FILE: '/sasl' }, 'ZK_SASL_MECHANISM=GSSAPI and ZK_SASL_USER exclude each other: one SASL identity'],
+  ])('refuses %j naming the variable', (env, message) => {
+    expect(() => securityFromEnv(env, read)).toThrow(new UsageError(message));
+  });
+});
+
 describe('zk-lock - --acl', () => {
+  it('sasl entries name a Kerberos principal whole (primary/instance@REALM)', () => {
+    expect(parseAcl('sasl:zookeeper/zk1.example.com@ZK.TEST:cdrwa, sasl:carol@ZK.TEST:r')).toEqual([
+      { perms: Perm.ALL, id: { scheme: 'sasl', id: 'zookeeper/zk1.example.com@ZK.TEST' } },
+      { perms: Perm.READ, id: { scheme: 'sasl', id: 'carol@ZK.TEST' } },
+    ]);
+  });
+
   it('creator, world, world:r and scheme:id:perms entries, comma-separated', () => {
     expect(parseAcl('creator')).toEqual(CREATOR_ALL_ACL);
     expect(parseAcl('world')).toEqual(OPEN_ACL_UNSAFE);

@@ -12,9 +12,14 @@
  *     ZK_TLS_SERVERNAME             the name the server's certificate must carry (default: the host)
  *     ZK_DIGEST_FILE                a file holding `user:password` (digest authentication)
  *     ZK_SASL_USER, ZK_SASL_PASSWORD_FILE   SASL DIGEST-MD5
+ *     ZK_SASL_MECHANISM=GSSAPI      SASL Kerberos, with:
+ *       ZK_KRB5_PRINCIPAL, ZK_KRB5_KEYTAB   the principal and a keytab holding its keys, or
+ *       KRB5CCNAME                  a kinit ccache (FILE:path or a path; default /tmp/krb5cc_<uid>),
+ *                                   renewed at the KDC while the ticket allows; then run kinit again
+ *       KRB5_CONFIG                 krb5.conf (default /etc/krb5.conf): realm, KDCs, canonicalisation
  */
 import { readFileSync } from 'node:fs';
-import { tlsFromFiles, type ClientOptions } from '@zk/protocol';
+import { tlsFromFiles, type ClientOptions, type GssapiOptions } from '@zk/protocol';
 import { UsageError } from './args.js';
 
 /** What the environment asks for: connect options, and a line saying what (no secret in it). */
@@ -72,5 +77,48 @@ export function securityFromEnv(env: Readonly<Record<string, string | undefined>
     options.sasl = { mechanism: 'DIGEST-MD5', username: saslUser, password: saslPassword };
     said.push(`SASL user ${saslUser}`);
   }
+  const kerberos = kerberosFromEnv(env, read);
+  if (kerberos) {
+    if (options.sasl) throw new UsageError('ZK_SASL_MECHANISM=GSSAPI and ZK_SASL_USER exclude each other: one SASL identity');
+    options.sasl = kerberos.sasl;
+    said.push(kerberos.summary);
+  }
   return { options, summary: said.length > 0 ? said.join(', ') : 'plain, no credentials' };
+}
+
+/**
+ * SASL GSSAPI from ZK_SASL_MECHANISM=GSSAPI: a principal and its keytab, or a kinit ccache
+ * (KRB5CCNAME). The file is checked readable here, so a missing keytab or `kinit` is a usage error
+ * at once; the library reads it again at every login. Paths and the principal are not secrets;
+ * what the files hold never leaves the library.
+ */
+function kerberosFromEnv(env: Readonly<Record<string, string | undefined>>, read: (path: string) => Buffer): { sasl: GssapiOptions; summary: string } | undefined {
+  const mechanism = env.ZK_SASL_MECHANISM;
+  const principal = env.ZK_KRB5_PRINCIPAL || undefined;
+  const keytab = env.ZK_KRB5_KEYTAB || undefined;
+  if (mechanism === undefined || mechanism === '') {
+    if (principal || keytab) throw new UsageError(`${keytab ? 'ZK_KRB5_KEYTAB' : 'ZK_KRB5_PRINCIPAL'} is for Kerberos: set ZK_SASL_MECHANISM=GSSAPI too`);
+    return undefined;
+  }
+  if (mechanism.toUpperCase() !== 'GSSAPI') throw new UsageError(`ZK_SASL_MECHANISM: ${mechanism} is not GSSAPI (DIGEST-MD5 is chosen by ZK_SASL_USER and ZK_SASL_PASSWORD_FILE)`);
+  const readable = (variable: string, path: string, hint: string): void => {
+    try {
+      read(path);
+    } catch (err) {
+      throw new UsageError(`${variable}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})${hint}`);
+    }
+  };
+  const krb5Conf = env.KRB5_CONFIG ? { krb5Conf: env.KRB5_CONFIG } : {};
+  if (keytab || principal) {
+    if (!keytab || !principal) throw new UsageError('ZK_KRB5_PRINCIPAL and ZK_KRB5_KEYTAB go together (with a kinit ccache, set neither: the principal is the ccache’s)');
+    readable('ZK_KRB5_KEYTAB', keytab, '');
+    return { sasl: { mechanism: 'GSSAPI', principal, keytab, ...krb5Conf }, summary: `Kerberos ${principal} (keytab ${keytab})` };
+  }
+  // A ccache, as MIT names it: FILE:path or a path in KRB5CCNAME, else the default file.
+  const name = env.KRB5CCNAME || undefined;
+  const type = name === undefined ? undefined : /^([A-Za-z]+):/.exec(name)?.[1];
+  if (type !== undefined && type.toUpperCase() !== 'FILE') throw new UsageError(`KRB5CCNAME: a ${type}: cache cannot be read; use a FILE: cache (kinit -c FILE:/path)`);
+  const path = name === undefined ? `/tmp/krb5cc_${process.getuid?.() ?? 0}` : type !== undefined ? name.slice(type.length + 1) : name;
+  readable(name === undefined ? 'KRB5CCNAME (unset, the default ccache)' : 'KRB5CCNAME', path, ': run kinit, or set ZK_KRB5_PRINCIPAL and ZK_KRB5_KEYTAB');
+  return { sasl: { mechanism: 'GSSAPI', ccache: `FILE:${path}`, ...krb5Conf }, summary: `Kerberos (ccache ${path})` };
 }
