@@ -1,12 +1,9 @@
 /**
- * The `ZooKeeper` class, the client's public surface: connecting, the session's and the quorum
- * proof's accessors, and every operation, documented here and done by the files it delegates to
- * (client-core.ts: its parts, the connect and the close; create.ts, operations.ts, watch-ops.ts,
- * streams.ts, transaction.ts, tree.ts; every request through request-path.ts). Each operation
- * validates its input before any byte is sent, applies the chroot on the way out and strips it on
- * the way back, and turns a server error into a typed error carrying the code, the operation and
- * the path. The @internal members are what transactions and recipes need (transaction-host.ts),
- * documented where they are done.
+ * The `ZooKeeper` class, the client's public surface, documented here and done by the files it
+ * delegates to (client-core.ts: its parts, connect and close; create.ts, operations.ts,
+ * watch-ops.ts, streams.ts, transaction.ts, tree.ts; every request through request-path.ts).
+ * Input is validated before any byte is sent; server errors become typed errors with code, op
+ * and path. The @internal members serve transactions and recipes (transaction-host.ts).
  */
 import type { JuteReader } from '../jute/reader.js';
 import type { JuteWriter } from '../jute/writer.js';
@@ -110,15 +107,12 @@ export class ZooKeeper implements AsyncDisposable {
   }
   /**
    * The earliest moment (`performance.now()` clock) at which the ensemble may expire this session,
-   * by evidence that passed through the leader, not merely a server's answer: a follower cut off
-   * from its leader keeps answering for syncLimit ticks while the leader, which alone expires
-   * sessions, no longer hears of this one. The evidence is a committed write of the session (the
-   * leader and a quorum took part) sent at least half a server tick after the reply it confirms;
-   * a sync, which proves the same at most 1.5 ticks (and a margin) before it was sent; or a
-   * handshake (the leader creates or revalidates the session). Every write and sync of the
-   * session counts; while the proof is held ({@link ZooKeeper.holdQuorumProof}; leases hold it)
-   * the client sends its own when none came for a while. See the protocol README's "What a
-   * lease rests on" for the assumptions.
+   * by evidence that passed through the leader (a cut-off follower keeps answering for syncLimit
+   * ticks while the leader, which alone expires sessions, hears nothing): a committed write of the
+   * session sent at least half a tick after the reply it confirms, a sync (the same, 1.5 ticks and
+   * a margin earlier), or a handshake. While the proof is held ({@link ZooKeeper.holdQuorumProof})
+   * the client sends its own when none came for a while. Assumptions: the protocol README's "What
+   * a lease rests on".
    */
   get quorumDeadline(): number {
     return this.#session.quorumDeadline;
@@ -142,13 +136,11 @@ export class ZooKeeper implements AsyncDisposable {
   /**
    * Keeps {@link ZooKeeper.quorumDeadline} advancing until the returned function is called: when
    * the session sent no write or sync for the `leaseProof` mode's period (about T/3 with
-   * `serverTickTime` known, about T/4 without), one of its own: a sync where the tick allows (mode
-   * `'auto'` or `'sync'`), else a no-op write (a multi of one `check` of the root) committed
-   * through the quorum. Counted: every holder shares one loop per session, which sends nothing
-   * once the last has released it (and nothing at all in mode `'off'`). While held, `lost` is
-   * reported by this deadline; a server that cannot commit the write or answer the sync (cut off
-   * from the leader) stops answering the session, so its connection is dropped by the liveness
-   * rule (2T/3 without a reply) and the session moves to another server.
+   * `serverTickTime` known, T/4 without), one of its own: a sync where the tick allows, else a
+   * no-op write (a multi of one root `check`). Counted: one loop per session, silent once the last
+   * holder released it (and always in mode `'off'`). While held, `lost` is reported by this
+   * deadline; a server cut off from the leader stops answering, so the liveness rule (2T/3
+   * without a reply) drops the connection and the session moves to another server.
    *
    * @example
    * ```ts
@@ -161,12 +153,10 @@ export class ZooKeeper implements AsyncDisposable {
   }
 
   /**
-   * Resolves once {@link ZooKeeper.quorumDeadline} is later than `deadline` (a `performance.now()`
-   * time), holding the quorum proof meanwhile (a proof request goes at once); rejects when
+   * Resolves once {@link ZooKeeper.quorumDeadline} is later than `deadline` (`performance.now()`
+   * clock), holding the quorum proof meanwhile (a proof request goes at once); rejects when
    * `signal` aborts or the session ends. Locks call it before handing out a lease whose proof is
-   * too old to last: one round trip when the session's server answered something at least half
-   * a tick earlier, else two. In mode `'off'` nothing is sent for it: only the session's own
-   * writes move the deadline.
+   * too old: one round trip, or two. In mode `'off'` only the session's own writes move it.
    */
   awaitQuorumDeadline(deadline: number, options: { signal?: AbortSignal } = {}): Promise<void> {
     return this.#session.awaitQuorumDeadline(deadline, options.signal);
@@ -443,16 +433,13 @@ export class ZooKeeper implements AsyncDisposable {
   }
 
   /**
-   * Changes the ensemble's membership (ZooKeeper 3.5+, `reconfigEnabled=true` on the servers)
-   * and resolves with the new configuration once a quorum of the new one committed it.
-   * Incremental: `joining` (`server.N=host:quorumPort:electionPort[:role][;clientHost:clientPort]`
-   * lines or objects) and `leaving` (server ids); non-incremental: `members`, the whole new
-   * list. `fromConfig` applies it only if the config version is still that one. The server's
-   * refusals are typed: ReconfigDisabledError (reconfig not enabled), NoAuthError (not a super
-   * user, unless the servers run with skipACL), BadVersionError (`fromConfig` is stale),
-   * ReconfigInProgressError (another reconfig is not committed yet), NewConfigNoQuorumError (a
-   * quorum of the new config is not connected to the leader), BadArgumentsError (e.g. removing
-   * every member). Not idempotent: after a ConnectionLoss, read the config to learn the outcome.
+   * Changes the ensemble's membership (3.5+, `reconfigEnabled=true`); resolves with the new
+   * configuration once a quorum of it committed it. Incremental: `joining`
+   * (`server.N=host:quorumPort:electionPort[:role][;clientHost:clientPort]` lines or objects) and
+   * `leaving` (ids); else `members`, the whole list. `fromConfig`: only if the version is still
+   * that one. Refusals are typed: ReconfigDisabledError, NoAuthError (not a super user),
+   * BadVersionError (stale `fromConfig`), ReconfigInProgressError, NewConfigNoQuorumError,
+   * BadArgumentsError. Not idempotent: after a ConnectionLoss, read the config for the outcome.
    *
    * @example
    * ```ts
@@ -466,14 +453,12 @@ export class ZooKeeper implements AsyncDisposable {
 
   /**
    * Replaces the servers this client may use (Java's `updateServerList`), e.g. after a
-   * reconfiguration; a connect string (no chroot, or the client's own) or addresses. When many
-   * clients apply the same change, they spread evenly over the new list while as few as possible
-   * move: this client leaves its server only when that server is gone, or, when servers were
-   * added, with the probability that gives every server the same expected share (the Java
-   * client's rule). Moving resumes the same session on the other server (ephemeral nodes,
-   * watches and credentials are kept; requests in flight at that moment fail with
-   * ConnectionLoss, as on any disconnect). Returns true when this client moves.
-   * See the `trackEnsemble` option to have this done on every reconfiguration.
+   * reconfiguration: a connect string (no chroot, or the client's own) or addresses. Clients
+   * applying the same change spread evenly while as few as possible move (the Java client's
+   * rule): this one leaves its server only when it is gone, or, when servers were added, with the
+   * probability that evens the shares. Moving resumes the session on the other server (requests
+   * in flight fail with ConnectionLoss). Returns true when this client moves. The `trackEnsemble`
+   * option does this on every reconfiguration.
    */
   updateServerList(hosts: string | readonly HostAddress[]): boolean {
     return this.#session.updateHosts(serverListOf(hosts, this.#core.options.chroot));
