@@ -166,6 +166,11 @@ describe('locks - Mutex', () => {
     await waitFor('b to queue', async () => ((await queue('/locks/fast')).length === 2 ? true : undefined));
     const third = new Mutex(c, '/locks/fast').acquire();
     await waitFor('c to queue', async () => ((await queue('/locks/fast')).length === 3 ? true : undefined));
+    // Queued is not yet watching (on 3.4 the create's Stat takes one more round trip): a release
+    // before b's watch is set finds the head gone and lists again, as it should. So wait for the
+    // watches the server holds (a watch is counted once its request was answered): b watches the
+    // head and its own node, c watches b.
+    await waitFor('b and c to watch', () => (b.watchCount === 2 && c.watchCount === 1 ? true : undefined));
     const listings: RequestStartMessage[] = [];
     const onStart = (m: unknown) => (m as RequestStartMessage).op === 8 && listings.push(m as RequestStartMessage);
     subscribe(ChannelName.requestStart, onStart);
