@@ -23,10 +23,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CREATOR_ALL_ACL, NoAuthError, OPEN_ACL_UNSAFE, Perm, ZooKeeper, type ACL, type ClientOptions } from '@zk/protocol';
 import { Mutex } from '@zk/locks';
-import { outcome, waitFor } from '../harness/index.js';
+import { fourLetter, outcome, versionManifest, waitFor, zookeeperLine } from '../harness/index.js';
 import { compileCurator, curatorMissing, curatorVersion, type CompiledJava } from '../harness/java.js';
 import { kdcMissing, kerberizedClientJvmOptions, kerberizedServerOptions, startKdc, type TestKdc } from '../harness/kdc.js';
-import { zookeeperLine } from '../harness/versions.js';
 import { startZooKeeper, type ZooKeeperEnsemble } from '../harness/zookeeper.js';
 import { killAll, Participant } from './participants.js';
 
@@ -216,7 +215,7 @@ function nodeAttempts(intruder: ZooKeeper, path: string, held: string): Record<s
   };
 }
 
-describe.skipIf(missing !== undefined)(`interop - Curator ${missing ? '' : curatorVersion()} (JAAS Krb5LoginModule) and @zk/locks (GSSAPI) on a Kerberized ZooKeeper ${zookeeperLine()} under sasl ACLs${missing ? ` (skipped: ${missing})` : ''}`, () => {
+describe.skipIf(missing !== undefined)(`interop - Curator${missing ? '' : ` ${curatorVersion()}`} (JAAS Krb5LoginModule) and @zk/locks (GSSAPI) on a Kerberized ZooKeeper ${zookeeperLine()} under sasl ACLs${missing ? ` (skipped: ${missing})` : ''}`, () => {
   beforeAll(async () => {
     compiled = compileCurator(SOURCES);
     kdc = await startKdc();
@@ -241,6 +240,10 @@ describe.skipIf(missing !== undefined)(`interop - Curator ${missing ? '' : curat
 
   it('interop kerberos - Curator (JAAS keytab) and Node (GSSAPI, the same keytab) are both sasl:alice@ZK.TEST and hand the CREATOR_ALL mutex to each other both ways; every node carries alice\'s ACL only', async () => {
     space = new Space();
+    // The Kerberized server is of the line under test (ZK_VERSION): 3.8.0, or 3.9.3 with Curator 5.7.1.
+    const server = zk.servers[0]!;
+    const version = /Zookeeper version: (\d+\.\d+\.\d+)/.exec(await fourLetter(server.host, server.port, 'srvr'))?.[1];
+    expect(version).toBe(versionManifest().version);
     const alice = await space.client('alice');
     expect(await alice.whoAmI()).toContainEqual({ authScheme: 'sasl', user: ALICE.id });
     const javaFirst = await space.java('alice', '/krb/java-first/lock', 'creator');
@@ -253,7 +256,7 @@ describe.skipIf(missing !== undefined)(`interop - Curator ${missing ? '' : curat
     expect(await nodeFirst.reply('acl /krb/node-first/lock')).toBe(`ACL sasl:${ALICE.id}:${Perm.ALL}`);
     const counted = { javaFirst: handOffs(a.holds), nodeFirst: handOffs(b.holds) };
     expect(counted).toEqual({ javaFirst: { javaToNode: 3, nodeToJava: 2 }, nodeFirst: { javaToNode: 2, nodeToJava: 3 } });
-    console.log(`interop kerberos: ${a.holds.length + b.holds.length} holds on 2 paths as sasl:${ALICE.id} (java-first ${JSON.stringify(counted.javaFirst)}, node-first ${JSON.stringify(counted.nodeFirst)}), ${a.aclsChecked + b.aclsChecked} ACLs checked`);
+    console.log(`interop kerberos (ZooKeeper ${version}, Curator ${curatorVersion()}): ${a.holds.length + b.holds.length} holds on 2 paths as sasl:${ALICE.id} (java-first ${JSON.stringify(counted.javaFirst)}, node-first ${JSON.stringify(counted.nodeFirst)}), ${a.aclsChecked + b.aclsChecked} ACLs checked`);
     for (const p of [javaFirst, nodeFirst]) p.send('exit');
     expect(await javaFirst.exited).toBe(0);
     expect(await nodeFirst.exited).toBe(0);
