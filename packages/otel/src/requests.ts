@@ -41,13 +41,16 @@ function sessionHexOf(id: bigint): string {
   return lastSession.hex;
 }
 
-/** The five handlers of a tracing channel. */
+/**
+ * The handlers of a tracing channel this package subscribes: `start`, `error` and `asyncEnd`. The
+ * other two, `end` (published for every operation once its synchronous part returned) and
+ * `asyncStart`, have nothing to do, and a handler not given is not subscribed: the channel calls
+ * nothing for them.
+ */
 export interface TracingHandlers<T> {
   start(ctx: T): void;
-  end(ctx: T): void;
-  asyncStart(ctx: T): void;
-  asyncEnd(ctx: T): void;
   error(ctx: T): void;
+  asyncEnd(ctx: T): void;
 }
 
 function ignored(rt: Runtime, ctx: RequestContext): boolean {
@@ -101,20 +104,19 @@ export function requestHandlers(rt: Runtime): { handlers: TracingHandlers<Reques
       span.setAttribute(A.DB_QUERY_SUMMARY, summary);
     }
     // What the span did not start with: the system, operation and namespace it has; the server
-    // only when the request went to another one than the session had at its start.
-    const end: Attributes = {};
+    // only when the request went to another one than the session had at its start. Set one by
+    // one, in this order (no object to build and walk).
     if (ctx.serverAddress !== req.serverAddress || ctx.serverPort !== req.serverPort) {
-      if (ctx.serverAddress !== undefined) end[A.SERVER_ADDRESS] = ctx.serverAddress;
-      if (ctx.serverPort !== undefined) end[A.SERVER_PORT] = ctx.serverPort;
+      if (ctx.serverAddress !== undefined) span.setAttribute(A.SERVER_ADDRESS, ctx.serverAddress);
+      if (ctx.serverPort !== undefined) span.setAttribute(A.SERVER_PORT, ctx.serverPort);
     }
-    if (code !== 0) end[A.DB_RESPONSE_STATUS_CODE] = String(code);
-    if (errorType !== undefined) end[A.ERROR_TYPE] = errorType;
-    if (ctx.sessionId !== 0n) end[A.SESSION_ID] = sessionHexOf(ctx.sessionId);
-    if (ctx.xid !== undefined) end[A.XID] = ctx.xid;
-    if (ctx.requestBytes !== undefined) end[A.REQUEST_BYTES] = ctx.requestBytes;
-    if (ctx.replyBytes !== undefined) end[A.REPLY_BYTES] = ctx.replyBytes;
-    if (ctx.batched !== undefined) end[A.BATCHED] = ctx.batched;
-    span.setAttributes(end);
+    if (code !== 0) span.setAttribute(A.DB_RESPONSE_STATUS_CODE, String(code));
+    if (errorType !== undefined) span.setAttribute(A.ERROR_TYPE, errorType);
+    if (ctx.sessionId !== 0n) span.setAttribute(A.SESSION_ID, sessionHexOf(ctx.sessionId));
+    if (ctx.xid !== undefined) span.setAttribute(A.XID, ctx.xid);
+    if (ctx.requestBytes !== undefined) span.setAttribute(A.REQUEST_BYTES, ctx.requestBytes);
+    if (ctx.replyBytes !== undefined) span.setAttribute(A.REPLY_BYTES, ctx.replyBytes);
+    if (ctx.batched !== undefined) span.setAttribute(A.BATCHED, ctx.batched);
     if (ctx.error !== undefined) {
       failSpan(span, ctx.error);
     } else if (failed) {
@@ -243,18 +245,14 @@ export function scopeOf(rt: Runtime, span: Span | undefined): Scope | undefined 
 
 /**
  * @internal The handlers of a tracing channel whose operation `open`s at `start` and `finish`es
- * at `asyncEnd`, or at `end` when `error` came first (the call threw before a promise existed).
+ * at `error` or else at `asyncEnd` (`finish` does its work once). A failure publishes `error` with
+ * the context complete: either the call threw before a promise existed (then `end` follows, and no
+ * `asyncEnd`), or its promise rejected (then `asyncStart` and `asyncEnd` follow, adding nothing).
+ * So a success costs two handler calls, not three.
  */
-export function spanHandlers<T extends { readonly error?: unknown }>(open: (ctx: T) => unknown, finish: (ctx: T) => void): TracingHandlers<T> {
-  return {
-    start: (ctx) => void open(ctx),
-    end(ctx) {
-      if (ctx.error !== undefined) finish(ctx);
-    },
-    asyncStart() {},
-    asyncEnd: finish,
-    error() {},
-  };
+export function spanHandlers<T>(open: (ctx: T) => unknown, finish: (ctx: T) => void): TracingHandlers<T> {
+  // The channel ignores what a handler returns: `open` itself, not a wrapper around it.
+  return { start: open, error: finish, asyncEnd: finish };
 }
 
 /** @internal Marks `span` failed by `error`: ERROR status with its message, and the exception recorded. */
