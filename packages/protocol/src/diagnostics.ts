@@ -16,6 +16,8 @@
  * - `zk:event`          `{ sessionId: bigint, type: string, path: string, listeners: number }` per watch notification received
  * - `zk:proof`          `{ sessionId: bigint, err: number, durationMs: number, proven: number }` per quorum-proof write
  *   settled (session/quorum-proof.ts); kept off `zk:request`, which carries the application's requests only
+ * - `zk:kerberos`       {@link KerberosMessage} per Kerberos step settled (AS, ccache, renewal, TGS:
+ *   kerberos/trace.ts); names, times and enctypes only, never a key, a password or a ticket
  * - `zk:request:start`, `zk:request:finish`: the per-request channels before `zk:request`
  *   (`{ op, path }`, `{ op, path, err, durationMs }`), kept for their subscribers; deprecated.
  */
@@ -23,6 +25,7 @@ import * as dc from 'node:diagnostics_channel';
 import { channel } from 'node:diagnostics_channel';
 import { debuglog } from 'node:util';
 import { hex64 } from './util/hex.js';
+import type { KerberosMessage } from './kerberos/trace.js';
 
 /** Channel names, for `diagnostics_channel.subscribe(name, fn)`. */
 export const ChannelName = {
@@ -31,6 +34,8 @@ export const ChannelName = {
   state: 'zk:state',
   event: 'zk:event',
   proof: 'zk:proof',
+  /** Kerberos steps of a GSSAPI login (see {@link KerberosMessage}). */
+  kerberos: 'zk:kerberos',
   /** Tracing channel: every request (see {@link RequestTrace}). */
   request: 'zk:request',
   /** Tracing channel: `ZooKeeper.connect` (see {@link ConnectTrace}). */

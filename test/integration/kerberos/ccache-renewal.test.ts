@@ -5,9 +5,10 @@
  * ticket has ended; once renew-till has passed, the reconnect fails and a new connect says to run
  * kinit again. The control: a ticket that is not renewable ends the session's reconnects at its end.
  */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TicketExpiredError, ZooKeeper } from '@zk/protocol';
+import { ChannelName, TicketExpiredError, ZooKeeper, type KerberosMessage } from '@zk/protocol';
 import { readCcache, tgtOf } from '../../../packages/protocol/src/kerberos/ccache.js';
 import { waitForState } from '../../harness/faults.js';
 import { kerberizedServerOptions, startKdc, type TestKdc } from '../../harness/kdc.js';
@@ -57,6 +58,9 @@ describe.skipIf(process.env.ZK_CONNECT)('kerberos - a ccache-only client renews 
   }
 
   it('ccache-renewal - a renewable kinit ticket is renewed before it ends: the session reconnects after the first ticket has ended, and once renew-till has passed the reconnect fails (authFailed) and a new connect is TicketExpiredError saying to run kinit again', async () => {
+    const steps: KerberosMessage[] = [];
+    const listen = (m: unknown) => steps.push(m as KerberosMessage);
+    subscribe(ChannelName.kerberos, listen);
     const ccache = kdc.kinit('frank', { password: 'frank-pw', renewable: '14s' });
     const first = tgtOf(await readCcache(ccache))!;
     expect(first.times.renewTill!.getTime()).toBeGreaterThan(first.times.endtime.getTime());
@@ -83,6 +87,19 @@ describe.skipIf(process.env.ZK_CONNECT)('kerberos - a ccache-only client renews 
     expect(causes(err).some((c) => c instanceof TicketExpiredError), inspect(err)).toBe(true);
     expect(inspect(err, { depth: 9 })).toMatch(/TGT of frank@ZK.TEST from the credential cache expired at .* and its renewable life ended at .*run kinit again/);
     expect(renewals(kdc, 'frank')).toBe(renewed); // an ended ticket is not sent to be renewed
+
+    // The steps on the zk:kerberos channel: the ccache's TGT, service tickets, as many renewals as
+    // the KDC logged (the last one ending at renew-till), then the end, with the typed error.
+    unsubscribe(ChannelName.kerberos, listen);
+    const frankSteps = steps.filter((m) => m.client === 'frank@ZK.TEST');
+    expect(frankSteps[0]).toMatchObject({ step: 'ccache', ok: true, server: 'krbtgt/ZK.TEST@ZK.TEST', endtime: first.times.endtime, renewTill: first.times.renewTill });
+    const renewedSteps = frankSteps.filter((m) => m.step === 'renew');
+    expect(renewedSteps.length).toBe(renewed);
+    expect(renewedSteps.every((m) => m.ok && m.enctype === 20 && m.renewTill?.getTime() === first.times.renewTill!.getTime())).toBe(true);
+    expect(renewedSteps.at(-1)!.endtime!.getTime()).toBe(first.times.renewTill!.getTime());
+    expect(frankSteps.filter((m) => m.step === 'tgs' && m.ok && m.server === 'zookeeper/localhost@ZK.TEST').length).toBe(2);
+    expect(frankSteps.at(-1)).toMatchObject({ step: 'ccache', ok: false, error: expect.stringMatching(/^TicketExpiredError: the TGT of frank@ZK.TEST .*its renewable life ended/) });
+    expect(JSON.stringify(frankSteps)).not.toContain('frank-pw');
   }, 60_000);
 
   it('ccache-renewal - the control: a kinit ticket that is not renewable is used to its end, then the reconnect fails (authFailed) and a new connect is TicketExpiredError (not renewable, run kinit again); no renewal was asked', async () => {

@@ -1,6 +1,7 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KdcUnreachableError, Perm, TicketExpiredError, ZooKeeper } from '@zk/protocol';
+import { ChannelName, KdcUnreachableError, Perm, TicketExpiredError, ZooKeeper, type KerberosMessage } from '@zk/protocol';
 import { freePorts } from '../../harness/ports.js';
 import { TcpProxy } from '../../harness/proxy.js';
 import { waitForState } from '../../harness/faults.js';
@@ -112,9 +113,22 @@ describe('kerberos - SASL GSSAPI against a Kerberized ZooKeeper 3.8 (JAAS Krb5Lo
     expect(String(inspect(err, { depth: 9 }))).toMatch(new RegExp(`no KDC answered \\(127.0.0.1:${port}/udp`));
   });
 
-  it('zookeeper-gssapi - a wrong password fails the connect with AuthFailed caused by PreauthFailedError, without the password', async (ctx) => {
+  it('zookeeper-gssapi - a wrong password fails the connect with AuthFailed caused by PreauthFailedError, without the password (nor on the zk:kerberos channel, which has the AS step with the error; the right password’s steps neither)', async (ctx) => {
     if (process.env.ZK_CONNECT) ctx.skip();
+    const steps: KerberosMessage[] = [];
+    const listen = (m: unknown) => steps.push(m as KerberosMessage);
+    subscribe(ChannelName.kerberos, listen);
     const err = await ZooKeeper.connect(zk.connectString, { sasl: { mechanism: 'GSSAPI', principal: 'carol', password: 'not-the-password', krb5Conf: kdc.krb5Conf }, connectTimeout: 5_000 }).catch((e: unknown) => e);
+    await (await ZooKeeper.connect(zk.connectString, { sasl: { mechanism: 'GSSAPI', principal: 'carol', password: PASSWORD, krb5Conf: kdc.krb5Conf } })).close();
+    unsubscribe(ChannelName.kerberos, listen);
+    expect(steps.map((m) => `${m.step} ${m.client} ${m.server} ${m.ok}`)).toEqual([
+      'as carol@ZK.TEST krbtgt/ZK.TEST@ZK.TEST false',
+      'as carol@ZK.TEST krbtgt/ZK.TEST@ZK.TEST true',
+      'tgs carol@ZK.TEST zookeeper/localhost@ZK.TEST true',
+    ]);
+    expect(steps[0]!.error).toMatch(/^PreauthFailedError: pre-authentication failed for carol@ZK.TEST/);
+    const published = `${JSON.stringify(steps)} ${inspect(steps, { depth: 9, showHidden: true })}`;
+    for (const secret of ['not-the-password', PASSWORD]) expect(published).not.toContain(secret);
     expect(err).toBeInstanceOf(Error);
     const text = `${String(err)} ${inspect(err, { depth: 9 })}`;
     expect(text).toMatch(/pre-authentication failed/);

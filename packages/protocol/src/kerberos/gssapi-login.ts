@@ -17,7 +17,8 @@ import { GssInitiator } from './gss-initiator.js';
 import { keysFor, readKeytab } from './keytab.js';
 import { loadKrb5Conf, parseKdcEntry, type Krb5Config } from './krb5-conf.js';
 import type { KdcAddress } from './kdc-transport.js';
-import { NameType, parsePrincipal, type Principal } from './principal.js';
+import { NameType, parsePrincipal, tgsPrincipal, type Principal } from './principal.js';
+import { traceStep } from './trace.js';
 import { canonicalizePolicy, serviceHosts, systemResolver, type HostResolver } from './service-host.js';
 import { ccachePlan, expiredTicketError, refreshAt } from './renewal.js';
 import { GssapiSaslClient } from './sasl-gssapi.js';
@@ -101,7 +102,7 @@ export class KerberosLogin {
   async #refresh(): Promise<Credential> {
     const { client, keys, kdcs } = await this.#setup();
     const enctypes = this.options.enctypes ? { enctypes: this.options.enctypes } : {};
-    const tgt = keys ? await requestTgt({ client, keys, kdcs, ...enctypes }) : await this.#fromCcache(kdcs);
+    const tgt = keys ? await traceStep('as', client, tgsPrincipal(client.realm), () => requestTgt({ client, keys, kdcs, ...enctypes })) : await this.#fromCcache(kdcs);
     this.#tgt = tgt;
     this.#schedule();
     return tgt;
@@ -122,15 +123,17 @@ export class KerberosLogin {
     const newest = kept && (!file || kept.times.endtime >= file.times.endtime) ? kept : file;
     if (!newest) throw new TicketExpiredError(`the credential cache ${path} holds no TGT for its default principal: run kinit`);
     const now = Date.now();
-    switch (ccachePlan(newest, now)) {
+    const plan = ccachePlan(newest, now);
+    // The end, or the file's TGT taken up: each on the diagnostics channel.
+    if (plan === 'expired') return traceStep('ccache', newest.client, newest.server, () => Promise.reject(expiredTicketError(newest, now)));
+    if (newest !== kept) await traceStep('ccache', newest.client, newest.server, async () => newest);
+    switch (plan) {
       case 'use':
       case 'use-to-end':
         return newest;
-      case 'expired':
-        throw expiredTicketError(newest, now);
       case 'renew':
         try {
-          return await renewTgt({ tgt: newest, kdcs });
+          return await traceStep('renew', newest.client, newest.server, () => renewTgt({ tgt: newest, kdcs }));
         } catch (err) {
           // Still valid: used, and renewal tried again (timer, next connection) while it lasts.
           if (newest.times.endtime.getTime() > Date.now()) return newest;
@@ -197,7 +200,8 @@ export class KerberosLogin {
     const enctypes = this.options.enctypes ? { enctypes: this.options.enctypes } : {};
     for (let i = 0; ; i++) {
       try {
-        const ticket = await requestServiceTicket({ tgt, service: services[i] as Principal, kdcs, ...enctypes });
+        const service = services[i] as Principal;
+        const ticket = await traceStep('tgs', tgt.client, service, () => requestServiceTicket({ tgt, service, kdcs, ...enctypes }));
         return new GssapiSaslClient(new GssInitiator(ticket));
       } catch (err) {
         // `fallback`: the name as given is unknown to the KDC, so the canonical one is asked for.
