@@ -1,6 +1,6 @@
 /**
  * A client with only a kinit ccache (no keytab, no password) against a real MIT KDC and a
- * Kerberized ZooKeeper 3.8: its TGT is renewed at the KDC (TGS with RENEW) while renew-till
+ * Kerberized ZooKeeper: its TGT is renewed at the KDC (TGS with RENEW) while renew-till
  * allows, in the background while the session lives, so the session reconnects after its first
  * ticket has ended; once renew-till has passed, the reconnect fails and a new connect says to run
  * kinit again. The control: a ticket that is not renewable ends the session's reconnects at its end.
@@ -15,6 +15,7 @@ import { kerberizedServerOptions, startKdc, type TestKdc } from '../../harness/k
 import { TcpProxy } from '../../harness/proxy.js';
 import { timing, waitFor } from '../../harness/timing.js';
 import { startZooKeeper, type ZooKeeperEnsemble } from '../../harness/zookeeper.js';
+import { zookeeperLine } from '../../harness/versions.js';
 
 const causes = (err: unknown): unknown[] => {
   const out: unknown[] = [];
@@ -28,7 +29,7 @@ const renewals = (kdc: TestKdc, who: string): number => (kdc.log().match(new Reg
 /** Resolves once the wall clock has passed `at` (ms): ticket lifetimes are the KDC's, in real time. */
 const until = (at: number) => waitFor(`the clock past ${new Date(at).toISOString()}`, () => (Date.now() > at ? true : undefined), at - Date.now() + timing(5_000), 50);
 
-describe.skipIf(process.env.ZK_CONNECT)('kerberos - a ccache-only client renews its TGT (real MIT KDC, ZooKeeper 3.8)', () => {
+describe.skipIf(process.env.ZK_CONNECT)(`kerberos - a ccache-only client renews its TGT (real MIT KDC, ZooKeeper ${zookeeperLine()})`, () => {
   let kdc: TestKdc;
   let zk: ZooKeeperEnsemble;
   let proxy: TcpProxy;

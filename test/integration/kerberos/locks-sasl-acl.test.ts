@@ -1,5 +1,5 @@
 /**
- * Recipes under `sasl` ACLs with Kerberos identities (real MIT KDC, Kerberized ZooKeeper 3.8): a
+ * Recipes under `sasl` ACLs with Kerberos identities (real MIT KDC, Kerberized ZooKeeper): a
  * Mutex and a LeaderLatch whose paths, parents and nodes are CREATOR_ALL for carol@ZK.TEST. Another
  * principal (dave) and an unauthenticated session get NoAuthError on every node, and the holder
  * and the leader keep their places. The control, a world ACL: the intruder's delete takes the lock
@@ -12,11 +12,12 @@ import { kerberizedServerOptions, startKdc, type TestKdc } from '../../harness/k
 import { outcome } from '../../harness/index.js';
 import { timing, waitFor } from '../../harness/timing.js';
 import { startZooKeeper, type ZooKeeperEnsemble } from '../../harness/zookeeper.js';
+import { zookeeperLine } from '../../harness/versions.js';
 
 /** What the server stores for CREATOR_ALL_ACL created by carol's Kerberos session. */
 const CAROLS: ACL[] = [{ perms: Perm.ALL, id: { scheme: 'sasl', id: 'carol@ZK.TEST' } }];
 
-describe.skipIf(process.env.ZK_CONNECT)('kerberos - locks under sasl ACLs (real MIT KDC, ZooKeeper 3.8)', () => {
+describe.skipIf(process.env.ZK_CONNECT)(`kerberos - locks under sasl ACLs (real MIT KDC, ZooKeeper ${zookeeperLine()})`, () => {
   let kdc: TestKdc;
   let zk: ZooKeeperEnsemble;
   let keytab: string;

@@ -1,5 +1,5 @@
 /**
- * The service principal's host against a real MIT KDC and a Kerberized ZooKeeper 3.8 whose
+ * The service principal's host against a real MIT KDC and a Kerberized ZooKeeper whose
  * principal is zookeeper/localhost: the server dialed as 127.0.0.1 is found only when the name is
  * canonicalised (127.0.0.1 reverse-resolves to localhost). krb5.conf's dns_canonicalize_hostname
  * decides when the client option is unset; the option overrides it.
@@ -12,6 +12,7 @@ import { PrincipalUnknownError, ZooKeeper } from '@zk/protocol';
 import { kerberizedServerOptions, startKdc, type TestKdc } from '../../harness/kdc.js';
 import { timing, waitFor } from '../../harness/timing.js';
 import { startZooKeeper, type ZooKeeperEnsemble } from '../../harness/zookeeper.js';
+import { zookeeperLine } from '../../harness/versions.js';
 
 const causes = (err: unknown): unknown[] => {
   const out: unknown[] = [];
@@ -19,7 +20,7 @@ const causes = (err: unknown): unknown[] => {
   return out;
 };
 
-describe.skipIf(process.env.ZK_CONNECT)('kerberos - service host canonicalisation from krb5.conf and the option (real MIT KDC, ZooKeeper 3.8)', () => {
+describe.skipIf(process.env.ZK_CONNECT)(`kerberos - service host canonicalisation from krb5.conf and the option (real MIT KDC, ZooKeeper ${zookeeperLine()})`, () => {
   let kdc: TestKdc;
   let zk: ZooKeeperEnsemble;
   /** The realm's krb5.conf with [libdefaults] dns_canonicalize_hostname set to `value`. */

@@ -1,5 +1,5 @@
 /**
- * zk-lock (the built binary) on a Kerberized ZooKeeper 3.8 with a real MIT KDC: Kerberos from the
+ * zk-lock (the built binary) on a Kerberized ZooKeeper with a real MIT KDC: Kerberos from the
  * environment and files only (ZK_SASL_MECHANISM=GSSAPI with ZK_KRB5_PRINCIPAL + ZK_KRB5_KEYTAB, or
  * KRB5CCNAME; KRB5_CONFIG), `--acl creator` and `--acl sasl:...` making the lock nodes the Kerberos
  * identity's, and no password in anything it prints.
@@ -11,6 +11,7 @@ import { NoAuthError, Perm, ZooKeeper } from '@zk/protocol';
 import { kerberizedServerOptions, startKdc, type TestKdc } from '../../harness/kdc.js';
 import { waitFor } from '../../harness/timing.js';
 import { startZooKeeper, type ZooKeeperEnsemble } from '../../harness/zookeeper.js';
+import { zookeeperLine } from '../../harness/versions.js';
 
 const CLI = fileURLToPath(new URL('../../../packages/locks/dist/cli/zk-lock.js', import.meta.url));
 const PASSWORDS = { carol: 'carol-Krb-zk-lock-77', dave: 'dave-Krb-zk-lock-88' };
@@ -20,7 +21,7 @@ const printed: string[] = [];
 /** A command that says `ready`, then waits for SIGTERM and exits 0. */
 const HOLD = [process.execPath, '-e', 'process.on("SIGTERM", () => process.exit(0)); console.log("ready"); setInterval(() => {}, 1000);'];
 
-describe.skipIf(process.env.ZK_CONNECT)('zk-lock - Kerberos from the environment (real MIT KDC, ZooKeeper 3.8)', () => {
+describe.skipIf(process.env.ZK_CONNECT)(`zk-lock - Kerberos from the environment (real MIT KDC, ZooKeeper ${zookeeperLine()})`, () => {
   let kdc: TestKdc;
   let zk: ZooKeeperEnsemble;
   let keytab: string;

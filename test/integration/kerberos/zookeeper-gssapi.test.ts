@@ -8,10 +8,11 @@ import { waitForState } from '../../harness/faults.js';
 import { timing, waitFor } from '../../harness/timing.js';
 import { kerberizedServerOptions, startKdc, type TestKdc } from '../../harness/kdc.js';
 import { startZooKeeper, type ZooKeeperEnsemble } from '../../harness/zookeeper.js';
+import { zookeeperLine } from '../../harness/versions.js';
 
 const PASSWORD = 'carol-Krb-5521';
 
-describe('kerberos - SASL GSSAPI against a Kerberized ZooKeeper 3.8 (JAAS Krb5LoginModule) and a real MIT KDC', () => {
+describe(`kerberos - SASL GSSAPI against a Kerberized ZooKeeper ${zookeeperLine()} (JAAS Krb5LoginModule) and a real MIT KDC`, () => {
   let kdc: TestKdc;
   let zk: ZooKeeperEnsemble;
   let keytab: string;
