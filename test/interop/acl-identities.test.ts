@@ -19,6 +19,7 @@ import { CREATOR_ALL_ACL, NoAuthError, OPEN_ACL_UNSAFE, Perm, type ACL, type Zoo
 import { Mutex } from '@zk/locks';
 import { outcome, SECURED_SASL_USERS, type SecuredIdentity, SecuredSpace, type SecuredZooKeeper, startSecuredZooKeeper, waitFor } from '../harness/index.js';
 import { compileCurator, curatorMissing, JARS, type CompiledJava } from '../harness/java.js';
+import { alternate, handOffs, javaSide, nodeSide, queued } from './handoff.js';
 import { killAll, Participant } from './participants.js';
 
 const SOURCES = ['./java/Interop.java', './java/CuratorSecureParticipant.java'].map((s) => fileURLToPath(new URL(s, import.meta.url)));
@@ -86,109 +87,6 @@ async function java(identity: JavaIdentity, path: string, acl: 'creator' | 'open
   const p = new Participant('java', 'java', [...identity.jvm(), '-cp', [compiled!.classpath, ...(identity.classpath ?? [])].join(':'), 'CuratorSecureParticipant', connect, path, acl, String(JAVA_LIFETIME_MS)]);
   await p.until('READY');
   return p;
-}
-
-/** One hold, whichever language took it. */
-interface Hold {
-  readonly lang: 'java' | 'node';
-  readonly node: string;
-  readonly token: bigint;
-  release(): Promise<void>;
-}
-
-/** An acquire in progress: `settled()` tells without waiting whether it has ended. */
-interface Pending {
-  readonly hold: Promise<Hold>;
-  settled(): boolean;
-}
-
-type Side = () => Pending;
-
-function javaSide(p: Participant): Side {
-  return () => {
-    let settled = false;
-    const hold = p.reply('acquire 30000', 35_000).then((line): Hold => {
-      settled = true;
-      const [word, node = '', czxid = ''] = line.split(' ');
-      if (word !== 'ACQUIRED') throw new Error(`java acquire answered ${line}`);
-      return { lang: 'java', node, token: BigInt(czxid), release: async () => expect(await p.reply('release')).toBe('RELEASED') };
-    });
-    return { hold, settled: () => settled };
-  };
-}
-
-function nodeSide(mutex: Mutex): Side {
-  return () => {
-    let settled = false;
-    const hold = mutex.acquire({ timeout: 30_000 }).then((lease): Hold => {
-      settled = true;
-      return { lang: 'node', node: lease.node, token: lease.fencingToken, release: () => lease.release() };
-    });
-    return { hold, settled: () => settled };
-  };
-}
-
-/** The lock nodes under `path` in queue order (listed by the owner: nobody else can). */
-async function lockNodes(zk: ZooKeeper, path: string): Promise<string[]> {
-  return (await zk.getChildren(path)).sort((a, b) => (a.slice(-10) < b.slice(-10) ? -1 : 1)).map((c) => `${path}/${c}`);
-}
-
-function queued(zk: ZooKeeper, path: string, n: number): Promise<string[]> {
-  return waitFor(`${n} nodes under ${path}`, async () => {
-    const q = await lockNodes(zk, path);
-    return q.length === n ? q : undefined;
-  }, 30_000, 10);
-}
-
-/** `path` and its ancestors: the container parents a lock creates. */
-function parentsOf(path: string): string[] {
-  const parts = path.split('/').slice(1);
-  return parts.map((_, i) => `/${parts.slice(0, i + 1).join('/')}`);
-}
-
-async function acls(zk: ZooKeeper, paths: string[]): Promise<Array<{ path: string; acl: ACL[] }>> {
-  return Promise.all(paths.map(async (path) => ({ path, acl: (await zk.getACL(path)).acl })));
-}
-
-
-/**
- * `holds` holds on `path`, the sides alternating, `first` first: while each waiter is queued
- * the other side holds, the waiter has not settled, and every node on the path carries `owned`.
- * Returns the holds in order and how many ACLs were compared.
- */
-async function alternate(owner: ZooKeeper, path: string, first: Side, second: Side, owned: ACL[], holds: number): Promise<{ holds: Hold[]; checked: number }> {
-  const done: Hold[] = [];
-  let checked = 0;
-  let current = await first().hold;
-  for (let i = 1; i < holds; i++) {
-    const waiter = (i % 2 === 1 ? second : first)();
-    const q = await queued(owner, path, 2);
-    expect(q[0]).toBe(current.node);
-    expect(waiter.settled()).toBe(false);
-    const nodes = [...parentsOf(path), ...q];
-    expect(await acls(owner, nodes)).toEqual(nodes.map((p) => ({ path: p, acl: owned })));
-    checked += nodes.length;
-    done.push(current);
-    await current.release();
-    const next = await waiter.hold;
-    expect(next.token).toBeGreaterThan(current.token);
-    current = next;
-  }
-  done.push(current);
-  await current.release();
-  expect(await lockNodes(owner, path)).toEqual([]);
-  return { holds: done, checked };
-}
-
-/** Hand-offs between languages in a sequence of holds. */
-function handOffs(holds: readonly Hold[]): { javaToNode: number; nodeToJava: number } {
-  let javaToNode = 0;
-  let nodeToJava = 0;
-  for (let i = 1; i < holds.length; i++) {
-    if (holds[i - 1]!.lang === 'java' && holds[i]!.lang === 'node') javaToNode++;
-    if (holds[i - 1]!.lang === 'node' && holds[i]!.lang === 'java') nodeToJava++;
-  }
-  return { javaToNode, nodeToJava };
 }
 
 interface Case {

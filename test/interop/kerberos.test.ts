@@ -27,6 +27,7 @@ import { fourLetter, outcome, versionManifest, waitFor, zookeeperLine } from '..
 import { compileCurator, curatorMissing, curatorVersion, type CompiledJava } from '../harness/java.js';
 import { kdcMissing, kerberizedClientJvmOptions, kerberizedServerOptions, startKdc, type TestKdc } from '../harness/kdc.js';
 import { startZooKeeper, type ZooKeeperEnsemble } from '../harness/zookeeper.js';
+import { alternate, handOffs, javaSide, lockNodes, nodeSide, queued } from './handoff.js';
 import { killAll, Participant } from './participants.js';
 
 const SOURCES = ['./java/Interop.java', './java/CuratorKerberosParticipant.java'].map((s) => fileURLToPath(new URL(s, import.meta.url)));
@@ -99,105 +100,6 @@ class Space {
 
 let space: Space;
 
-/** One hold, whichever language took it. */
-interface Hold {
-  readonly lang: 'java' | 'node';
-  readonly node: string;
-  readonly token: bigint;
-  release(): Promise<void>;
-}
-
-/** An acquire under way: `settled()` tells without waiting whether it has ended. */
-interface Pending {
-  readonly hold: Promise<Hold>;
-  settled(): boolean;
-}
-
-type Side = () => Pending;
-
-function javaSide(p: Participant): Side {
-  return () => {
-    let settled = false;
-    const hold = p.reply('acquire 30000', 35_000).then((line): Hold => {
-      settled = true;
-      const [word, node = '', czxid = ''] = line.split(' ');
-      if (word !== 'ACQUIRED') throw new Error(`java acquire answered ${line}`);
-      return { lang: 'java', node, token: BigInt(czxid), release: async () => expect(await p.reply('release')).toBe('RELEASED') };
-    });
-    return { hold, settled: () => settled };
-  };
-}
-
-function nodeSide(mutex: Mutex): Side {
-  return () => {
-    let settled = false;
-    const hold = mutex.acquire({ timeout: 30_000 }).then((lease): Hold => {
-      settled = true;
-      return { lang: 'node', node: lease.node, token: lease.fencingToken, release: () => lease.release() };
-    });
-    return { hold, settled: () => settled };
-  };
-}
-
-/** The lock nodes under `path` in queue order, listed by `owner` (under CREATOR_ALL_ACL nobody else can). */
-async function lockNodes(owner: ZooKeeper, path: string): Promise<string[]> {
-  return (await owner.getChildren(path)).sort((a, b) => (a.slice(-10) < b.slice(-10) ? -1 : 1)).map((c) => `${path}/${c}`);
-}
-
-function queued(owner: ZooKeeper, path: string, n: number): Promise<string[]> {
-  return waitFor(`${n} nodes under ${path}`, async () => {
-    const q = await lockNodes(owner, path).catch(() => []);
-    return q.length === n ? q : undefined;
-  }, 30_000, 10);
-}
-
-/** `path` and its ancestors in the namespace: the container parents the first lock creates. */
-function parentsOf(path: string): string[] {
-  const parts = path.split('/').slice(1);
-  return parts.map((_, i) => `/${parts.slice(0, i + 1).join('/')}`);
-}
-
-/**
- * `HOLDS_PER_PATH` holds on `path`, `first` and `second` alternating: while each waiter is queued
- * the other side holds, the waiter has not settled, and every node on the path (parents, holder,
- * waiter) carries {@link OWNED} only; each hold's czxid exceeds the last. Returns the holds in order.
- */
-async function alternate(owner: ZooKeeper, path: string, first: Side, second: Side): Promise<{ holds: Hold[]; aclsChecked: number }> {
-  const holds: Hold[] = [];
-  let aclsChecked = 0;
-  let current = await first().hold;
-  for (let i = 1; i < HOLDS_PER_PATH; i++) {
-    const waiter = (i % 2 === 1 ? second : first)();
-    const q = await queued(owner, path, 2);
-    expect(q[0]).toBe(current.node);
-    expect(waiter.settled()).toBe(false);
-    const nodes = [...parentsOf(path), ...q];
-    const acls = await Promise.all(nodes.map(async (p) => ({ path: p, acl: (await owner.getACL(p)).acl })));
-    expect(acls).toEqual(nodes.map((p) => ({ path: p, acl: OWNED })));
-    aclsChecked += nodes.length;
-    holds.push(current);
-    await current.release();
-    const next = await waiter.hold;
-    expect(next.token).toBeGreaterThan(current.token);
-    current = next;
-  }
-  holds.push(current);
-  await current.release();
-  expect(await lockNodes(owner, path)).toEqual([]);
-  return { holds, aclsChecked };
-}
-
-/** Hand-offs between the languages in a sequence of holds. */
-function handOffs(holds: readonly Hold[]): { javaToNode: number; nodeToJava: number } {
-  let javaToNode = 0;
-  let nodeToJava = 0;
-  for (let i = 1; i < holds.length; i++) {
-    if (holds[i - 1]!.lang === 'java' && holds[i]!.lang === 'node') javaToNode++;
-    if (holds[i - 1]!.lang === 'node' && holds[i]!.lang === 'java') nodeToJava++;
-  }
-  return { javaToNode, nodeToJava };
-}
-
 /** The `sasl:` identities of a participant's `WHOAMI scheme:id,...` line (the server adds `ip:` too). */
 function saslIds(line: string): string[] {
   expect(line).toMatch(/^WHOAMI /);
@@ -249,14 +151,14 @@ describe.skipIf(missing !== undefined)(`interop - Curator${missing ? '' : ` ${cu
     const javaFirst = await space.java('alice', '/krb/java-first/lock', 'creator');
     expect(saslIds(await javaFirst.reply('whoami'))).toEqual([`sasl:${ALICE.id}`]);
     expect((await alice.whoAmI()).filter((i) => i.authScheme === 'sasl')).toEqual([{ authScheme: 'sasl', user: ALICE.id }]);
-    const a = await alternate(alice, '/krb/java-first/lock', javaSide(javaFirst), nodeSide(new Mutex(alice, '/krb/java-first/lock', { acl: CREATOR_ALL_ACL })));
+    const a = await alternate(alice, '/krb/java-first/lock', javaSide(javaFirst), nodeSide(new Mutex(alice, '/krb/java-first/lock', { acl: CREATOR_ALL_ACL })), OWNED, HOLDS_PER_PATH);
     // Node creates the path this time: Curator reads the ACL of the parents Node made.
     const nodeFirst = await space.java('alice', '/krb/node-first/lock', 'creator');
-    const b = await alternate(alice, '/krb/node-first/lock', nodeSide(new Mutex(alice, '/krb/node-first/lock', { acl: CREATOR_ALL_ACL })), javaSide(nodeFirst));
+    const b = await alternate(alice, '/krb/node-first/lock', nodeSide(new Mutex(alice, '/krb/node-first/lock', { acl: CREATOR_ALL_ACL })), javaSide(nodeFirst), OWNED, HOLDS_PER_PATH);
     expect(await nodeFirst.reply('acl /krb/node-first/lock')).toBe(`ACL sasl:${ALICE.id}:${Perm.ALL}`);
     const counted = { javaFirst: handOffs(a.holds), nodeFirst: handOffs(b.holds) };
     expect(counted).toEqual({ javaFirst: { javaToNode: 3, nodeToJava: 2 }, nodeFirst: { javaToNode: 2, nodeToJava: 3 } });
-    console.log(`interop kerberos (ZooKeeper ${version}, Curator ${curatorVersion()}): ${a.holds.length + b.holds.length} holds on 2 paths as sasl:${ALICE.id} (java-first ${JSON.stringify(counted.javaFirst)}, node-first ${JSON.stringify(counted.nodeFirst)}), ${a.aclsChecked + b.aclsChecked} ACLs checked`);
+    console.log(`interop kerberos (ZooKeeper ${version}, Curator ${curatorVersion()}): ${a.holds.length + b.holds.length} holds on 2 paths as sasl:${ALICE.id} (java-first ${JSON.stringify(counted.javaFirst)}, node-first ${JSON.stringify(counted.nodeFirst)}), ${a.checked + b.checked} ACLs checked`);
     for (const p of [javaFirst, nodeFirst]) p.send('exit');
     expect(await javaFirst.exited).toBe(0);
     expect(await nodeFirst.exited).toBe(0);
