@@ -1,30 +1,41 @@
 import java.io.BufferedReader;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.api.ACLProvider;
+import org.apache.curator.framework.api.CuratorEventType;
 import org.apache.curator.framework.imps.DefaultACLProvider;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.retry.RetryOneTime;
+import org.apache.zookeeper.Watcher.Event.KeeperState;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * The Curator side of acl-identities.test.ts: an InterProcessMutex on a client whose identity
- * comes from the JVM's configuration alone, as a secured deployment configures ZooKeeper's Java
- * client (nothing identity-related in the code):
+ * The Curator side of acl-identities.test.ts and kerberos.test.ts: an InterProcessMutex on a
+ * client whose identity comes from the JVM's configuration alone, as a secured deployment
+ * configures ZooKeeper's Java client (nothing identity-related in the code):
  * - SASL DIGEST-MD5: `-Djava.security.auth.login.config=<file>` whose `Client` section names
  *   org.apache.zookeeper.server.auth.DigestLoginModule with a username and password;
+ * - Kerberos: the same with com.sun.security.auth.module.Krb5LoginModule (`useKeyTab`, a keytab,
+ *   a principal), `-Djava.security.krb5.conf=<the test realm's>`, `-Dzookeeper.sasl.client=true`
+ *   and `-Dzookeeper.server.principal=zookeeper/localhost@REALM`;
  * - x509: `-Dzookeeper.client.secure=true`,
  *   `-Dzookeeper.clientCnxnSocket=org.apache.zookeeper.ClientCnxnSocketNetty` and the
  *   `zookeeper.ssl.keyStore.*` / `zookeeper.ssl.trustStore.*` properties (a PKCS#12 client
  *   certificate, a truststore with the server's).
  *
- *   java ... CuratorSecureParticipant connect lockPath creator|open lifetimeMs
+ *   java ... CuratorSecureParticipant connect lockPath creator|open lifetimeMs [sasl]
+ *
+ * `sasl`: READY only once the SASL exchange succeeded. When the login or the exchange fails,
+ * ZooKeeper's Java client raises AuthFailed and carries on unauthenticated, so a test would run
+ * as nobody: AuthFailed (or no outcome within 30 s) ends the process with status 4 and the reason
+ * on stderr.
  *
  * `creator`: an ACLProvider answering CREATOR_ALL_ACL for every path (lock nodes and container
  * parents belong to the session's authenticated identity); `open`: Curator's default provider
@@ -78,7 +89,8 @@ public final class CuratorSecureParticipant {
   }
 
   public static void main(String[] args) throws Exception {
-    Interop.expectArgs(args, "CuratorSecureParticipant connect lockPath creator|open lifetimeMs", 4);
+    Interop.expectArgs(args, "CuratorSecureParticipant connect lockPath creator|open lifetimeMs [sasl]", 4, 5);
+    if (args.length == 5 && !args[4].equals("sasl")) throw new IllegalArgumentException("the fifth argument is sasl or nothing, not " + args[4]);
     Interop.haltAfter(Long.parseLong(args[3]), "CuratorSecureParticipant");
 
     CuratorFramework client = CuratorFrameworkFactory.builder()
@@ -88,10 +100,30 @@ public final class CuratorSecureParticipant {
         .retryPolicy(new RetryOneTime(100))
         .aclProvider(args[2].equals("creator") ? new CreatorAll() : new DefaultACLProvider())
         .build();
+    // Connection-level events of the ZooKeeper client reach Curator's listeners as WATCHED events.
+    CompletableFuture<KeeperState> sasl = new CompletableFuture<>();
+    client.getCuratorListenable().addListener((c, event) -> {
+      if (event.getType() != CuratorEventType.WATCHED) return;
+      KeeperState state = event.getWatchedEvent().getState();
+      if (state == KeeperState.SaslAuthenticated || state == KeeperState.AuthFailed) sasl.complete(state);
+    });
     client.start();
     if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
       client.close();
       throw new IllegalStateException("not connected to " + args[0]);
+    }
+    if (args.length == 5) {
+      KeeperState outcome;
+      try {
+        outcome = sasl.get(30, TimeUnit.SECONDS);
+      } catch (java.util.concurrent.TimeoutException e) {
+        outcome = null;
+      }
+      if (outcome != KeeperState.SaslAuthenticated) {
+        System.err.println("CuratorSecureParticipant: SASL " + (outcome == null ? "gave no outcome within 30 s" : outcome) + " (see the JAAS Client section and java.security.krb5.conf)");
+        client.close();
+        System.exit(4);
+      }
     }
     try {
       Mutex mutex = new Mutex(client, args[1]);
