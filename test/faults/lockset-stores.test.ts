@@ -145,27 +145,7 @@ describe.skipIf(external)('faults - lock-set on Postgres and Redis with the hold
           const url = await reset(variant);
           const run = new LockSetRun(variant, url, `/lockset-${n}/lock`);
           const strikes = 2;
-          // The victim works for 2.5 T between its read and its write, on the follower only; the
-          // others work briefly, through the other servers.
-          run.spawn('victim', follower.connectString, { durationMs: strikes * 20_000, sessionTimeoutMs: T, workMs: 2.5 * T, env: proof.env });
-          for (let i = 0; i < 2; i++) run.spawn(`p${i}`, rest, { durationMs: strikes * 20_000, sessionTimeoutMs: T, workMs: 50, env: proof.env });
-          let acksDuringCuts = 0;
-          try {
-            for (let k = 0; k < strikes; k++) {
-              const read = await run.awaitLine((l) => l.who === 'victim' && l.kind === 'read', 30_000);
-              const from = run.lines.indexOf(read);
-              ensemble.links!.isolate(follower.id, 'hold');
-              // Cut until the victim has written (or been refused): the others take the lock meanwhile.
-              await run.awaitLine((l) => l.who === 'victim' && (l.kind === 'ack' || l.kind === 'rejected'), 30_000, from);
-              acksDuringCuts += run.lines.slice(from).filter((l) => l.kind === 'ack' && l.who !== 'victim').length;
-              ensemble.links!.heal();
-              await ensemble.waitForQuorum(undefined, { all: true });
-            }
-          } finally {
-            ensemble.links!.heal();
-            run.kill();
-            await run.exited();
-          }
+          const acksDuringCuts = await run.cutOffReaders(ensemble, follower, rest, { strikes, sessionTimeoutMs: T, env: proof.env });
           await judge(run, variant, `${proof.name}, server cut off`, acksDuringCuts, strikes);
         }, 150_000);
       }

@@ -11,6 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { ZooKeeper } from '@zk/protocol';
+import type { ServerHandle, ZooKeeperEnsemble } from '../harness/zookeeper.js';
 
 /** How the register is kept and written (see lockset-participant.mjs). */
 export type LockSetVariant = 'znode-fenced' | 'znode-plain' | 'store-fenced' | 'store-plain' | 'pg-fenced' | 'pg-plain' | 'redis-fenced' | 'redis-plain';
@@ -183,6 +184,37 @@ export class LockSetRun {
       await this.awaitLine((l) => l.who === who && (l.kind === 'ack' || l.kind === 'rejected'), 20_000, woke);
     }
     return acksDuringPauses;
+  }
+
+  /**
+   * The cut-off schedule: a victim connected to `follower` alone (working 2.5 T between its read
+   * and its write) and two others through `rest`; `strikes` times, once the victim has read, its
+   * server is cut off from the other servers until the victim's write is acknowledged or refused,
+   * then healed and the quorum awaited. Returns the acknowledgements others made during the cuts.
+   * Every link is healed and every process killed before it returns or throws.
+   */
+  async cutOffReaders(ensemble: ZooKeeperEnsemble, follower: ServerHandle, rest: string, o: { strikes: number; sessionTimeoutMs: number; env: Record<string, string> }): Promise<number> {
+    const T = o.sessionTimeoutMs;
+    this.spawn('victim', follower.connectString, { durationMs: o.strikes * 20_000, sessionTimeoutMs: T, workMs: 2.5 * T, env: o.env });
+    for (let i = 0; i < 2; i++) this.spawn(`p${i}`, rest, { durationMs: o.strikes * 20_000, sessionTimeoutMs: T, workMs: 50, env: o.env });
+    let acksDuringCuts = 0;
+    try {
+      for (let k = 0; k < o.strikes; k++) {
+        const read = await this.awaitLine((l) => l.who === 'victim' && l.kind === 'read', 30_000);
+        const from = this.lines.indexOf(read);
+        ensemble.links!.isolate(follower.id, 'hold');
+        // Cut until the victim has written (or been refused): the others take the lock meanwhile.
+        await this.awaitLine((l) => l.who === 'victim' && (l.kind === 'ack' || l.kind === 'rejected'), 30_000, from);
+        acksDuringCuts += this.lines.slice(from).filter((l) => l.kind === 'ack' && l.who !== 'victim').length;
+        ensemble.links!.heal();
+        await ensemble.waitForQuorum(undefined, { all: true });
+      }
+    } finally {
+      ensemble.links!.heal();
+      this.kill();
+      await this.exited();
+    }
+    return acksDuringCuts;
   }
 
   /** Kills whatever still runs. */
