@@ -59,7 +59,7 @@ describe.skipIf(soak)('faults - nemeses', () => {
   }, 90_000 * SCALE);
 
   it.skipIf(process.env.ZK_CONNECT)(`leader killed and restarted every few seconds on a 3-node ensemble: exclusion holds${withJava}`, async () => {
-    report(await leaderKills({ root: space.root }, { processes: 5, durationMs: 15_000 * SCALE, workMs: 20, killEveryMs: 2500, minKills: 3, minPerSecond: MIN_RATE.leader, curator, javas: 1 }));
+    report(await leaderKills({ root: space.root }, { processes: 5, durationMs: 18_000 * SCALE, workMs: 20, killEveryMs: 2500, minKills: 3, minPerSecond: MIN_RATE.leader, curator, javas: 1 }));
   }, 120_000 * SCALE);
 
   it('SIGKILL of random holders of a ReadWriteLock (random read and write holds): no reader overlaps a writer', async () => {

@@ -310,14 +310,21 @@ export async function leaderKills(ctx: Omit<NemesisContext, 'connect'>, s: Sizin
       for (let i = 0; i < s.processes; i++) contender(fx, s, i, 'l', { connect: ensemble.connectString, durationMs: s.durationMs, workMs: s.workMs, sessionTimeoutMs: 6000 });
       let kills = 0;
       const deadline = fx.startedAt + s.durationMs - 5000;
+      // A killed server restarts (a JVM start: seconds on a loaded machine) while the schedule's
+      // interval runs, not after it; the next kill waits for it, so never two servers are down.
+      let restarting: Promise<void> | undefined;
       while (Date.now() < deadline) {
         await sleep(s.killEveryMs); // the nemesis's schedule
+        await restarting;
+        if (Date.now() >= deadline) break;
         const leader = await ensemble.leader();
         if (!leader) continue;
         await leader.kill();
         kills++;
-        await leader.start();
+        restarting = leader.start();
+        restarting.catch(() => {}); // awaited (and thrown) at the next kill or below
       }
+      await restarting;
       return await finish(fx, nemesis, s, { kills }, () => [[kills >= s.minKills, `only ${kills} leader kills (at least ${s.minKills} required)`]]);
     } finally {
       await fx.close();

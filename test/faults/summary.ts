@@ -12,6 +12,7 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { threadId } from 'node:worker_threads';
 
 /** What one run of one nemesis measured. */
 export interface NemesisRow {
@@ -66,7 +67,8 @@ export function recordRow(row: NemesisRow): void {
   mkdirSync(WORK_DIR, { recursive: true });
   appendFileSync(ROWS_FILE, `${JSON.stringify(stored)}\n`);
   const table = renderTable(readRows().filter((r) => r.run === run));
-  const tmp = `${SUMMARY_FILE}.${process.pid}.tmp`;
+  // Fault files run two at a time in worker threads of one process: the thread names the file too.
+  const tmp = `${SUMMARY_FILE}.${process.pid}-${threadId}.tmp`;
   writeFileSync(tmp, `${table}\n`);
   renameSync(tmp, SUMMARY_FILE);
 }

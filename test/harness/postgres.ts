@@ -56,7 +56,7 @@ export async function startPostgres(): Promise<PostgresServer> {
   if (!bin) throw new Error(POSTGRES_HINT);
   const who = identity();
   mkdirSync(WORK, { recursive: true });
-  const dir = join(WORK, `postgres-${process.pid}-${Date.now().toString(36)}`);
+  const dir = join(WORK, `postgres-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`);
   mkdirSync(dir);
   if (who) chownSync(dir, who.uid, who.gid);
   const data = join(dir, 'data');
