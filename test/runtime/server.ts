@@ -3,13 +3,16 @@
  * with a plain client port, a TLS client port (a CA-verified server certificate; client
  * certificates wanted, not required, so one port serves both TLS checks) and SASL DIGEST-MD5
  * users from a JAAS file, plus a TCP proxy in front of the plain port. The suite asks for
- * faults by name ({@link SuiteServer.handle}).
+ * faults by name ({@link SuiteServer.handle}). Where a KDC can be had (kdcMissing()), also a
+ * private MIT KDC and a Kerberized ZooKeeper (SASL GSSAPI), started beside it.
  */
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePorts, makeCertificate, makeClientCertificate, serverTlsProperties, startZooKeeper, TcpProxy, type ZooKeeperEnsemble } from '../harness/index.js';
+import { kdcMissing, kerberizedServerOptions, startKdc, TEST_ENCTYPES, type TestKdc } from '../harness/kdc.js';
 
 /** The SASL users of the JAAS file. */
 const SASL_USERS = { bob: 'bob-secret', ann: 'ann-secret' } as const;
@@ -32,31 +35,107 @@ export interface ServerConfig {
     key: string;
   };
   sasl: typeof SASL_USERS;
+  /** The Kerberized server and its realm (kerberos-checks.mjs); absent where no KDC can be had. */
+  kerberos?: KerberosConfig;
+}
+
+/** The enctype numbers of TEST_ENCTYPES, in its order (RFC 3961's registry). */
+const ENCTYPE_NUMBERS: Readonly<Record<(typeof TEST_ENCTYPES)[number], number>> = {
+  'aes256-cts-hmac-sha384-192': 20,
+  'aes128-cts-hmac-sha256-128': 19,
+  'aes256-cts-hmac-sha1-96': 18,
+  'aes128-cts-hmac-sha1-96': 17,
+};
+
+/** What the suite's Kerberos checks connect with: no key, only paths and the test realm's passwords. */
+export interface KerberosConfig {
+  /** The Kerberized server (`127.0.0.1:port`: its service principal is zookeeper/localhost@realm). */
+  connect: string;
+  realm: string;
+  krb5Conf: string;
+  /** Per enctype number: a principal whose only key is of that enctype, and its password. */
+  byEnctype: Record<string, { principal: string; password: string }>;
+  /** A principal with a random key, and its keytab. */
+  keytab: { principal: string; file: string };
+  /** A kinit ccache (FILE: path) of another principal. */
+  ccache: { principal: string; file: string };
+}
+
+/** A KDC and a Kerberized ZooKeeper for the suite. */
+interface Kerberized {
+  config: KerberosConfig;
+  close(): Promise<void>;
+}
+
+/** Starts the realm (its principals, keytab and ccache) and the Kerberized server; stops the KDC again on a failure. */
+async function startKerberized(): Promise<Kerberized> {
+  const kdc: TestKdc = await startKdc();
+  try {
+    const byEnctype: KerberosConfig['byEnctype'] = {};
+    for (const name of TEST_ENCTYPES) {
+      const n = ENCTYPE_NUMBERS[name];
+      const entry = { principal: `rt-e${n}`, password: `rt-e${n}-Pw-${randomBytes(4).toString('hex')}` };
+      kdc.addPrincipal(entry.principal, { password: entry.password, enctypes: [name] });
+      byEnctype[n] = entry;
+    }
+    kdc.addPrincipal('rt-keytab');
+    kdc.addPrincipal('rt-ccache', { password: 'rt-ccache-Pw' });
+    kdc.addPrincipal('zookeeper/localhost');
+    const service = kdc.keytab('zookeeper/localhost');
+    const config = {
+      realm: kdc.realm,
+      krb5Conf: kdc.krb5Conf,
+      byEnctype,
+      keytab: { principal: 'rt-keytab', file: kdc.keytab('rt-keytab') },
+      ccache: { principal: 'rt-ccache', file: kdc.kinit('rt-ccache', { password: 'rt-ccache-Pw' }) },
+    };
+    const ensemble = await startZooKeeper({ servers: 1, own: true, ...kerberizedServerOptions(kdc, { keytab: service }) });
+    return {
+      config: { connect: ensemble.servers[0]!.connectString, ...config },
+      async close() {
+        await ensemble.close();
+        await kdc.stop();
+      },
+    };
+  } catch (err) {
+    await kdc.stop();
+    throw err;
+  }
 }
 
 export class SuiteServer {
   readonly config: ServerConfig;
   readonly #ensemble: ZooKeeperEnsemble;
   readonly #proxy: TcpProxy;
+  readonly #kerberized: Kerberized | undefined;
   /** Directories to remove at close (the JAAS file's, the certificates'). */
   readonly #dirs: string[];
 
-  private constructor(config: ServerConfig, ensemble: ZooKeeperEnsemble, proxy: TcpProxy, dirs: string[]) {
+  private constructor(config: ServerConfig, ensemble: ZooKeeperEnsemble, proxy: TcpProxy, kerberized: Kerberized | undefined, dirs: string[]) {
     this.config = config;
     this.#ensemble = ensemble;
     this.#proxy = proxy;
+    this.#kerberized = kerberized;
     this.#dirs = dirs;
   }
 
-  /** Starts it all; what was made before a failure is removed again. */
+  /**
+   * Starts it all (the Kerberized server beside the others, when kdcMissing() allows); what was
+   * made before a failure is removed again.
+   */
   static async start(): Promise<SuiteServer> {
     const dirs: string[] = [];
-    try {
-      return await SuiteServer.#start(dirs);
-    } catch (err) {
-      await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-      throw err;
+    const kerberos = kdcMissing() === undefined ? startKerberized() : undefined;
+    const [started, kerberized] = await Promise.allSettled([SuiteServer.#start(dirs), kerberos]);
+    if (started.status === 'fulfilled' && kerberized.status === 'fulfilled') {
+      const server = started.value;
+      if (!kerberized.value) return server;
+      return new SuiteServer({ ...server.config, kerberos: kerberized.value.config }, server.#ensemble, server.#proxy, kerberized.value, dirs);
     }
+    if (started.status === 'fulfilled') await started.value.close();
+    else await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+    if (kerberized.status === 'fulfilled') await kerberized.value?.close();
+    throw started.status === 'rejected' ? started.reason : (kerberized as PromiseRejectedResult).reason;
   }
 
   static async #start(dirs: string[]): Promise<SuiteServer> {
@@ -105,7 +184,7 @@ export class SuiteServer {
       },
       sasl: SASL_USERS,
     };
-    return new SuiteServer(config, ensemble, proxy, dirs);
+    return new SuiteServer(config, ensemble, proxy, undefined, dirs);
   }
 
   /** Does what the suite asked (`restart`, `cut`, `pause`, `resume`). */
@@ -131,6 +210,7 @@ export class SuiteServer {
   async close(): Promise<void> {
     await this.#proxy.close();
     await this.#ensemble.close();
+    await this.#kerberized?.close();
     await Promise.all(this.#dirs.map((d) => rm(d, { recursive: true, force: true })));
   }
 }

@@ -20,6 +20,7 @@
 import { readFileSync } from 'node:fs';
 import { ZooKeeper } from '@zk/protocol';
 import { clientChecks, reach } from './client-checks.mjs';
+import { kerberosChecks } from './kerberos-checks.mjs';
 import { programChecks } from './program-checks.mjs';
 import { recipeChecks } from './recipe-checks.mjs';
 import { securityChecks } from './security-checks.mjs';
@@ -115,7 +116,7 @@ function describeError(err) {
 }
 
 async function main() {
-  const checks = [...clientChecks, ...securityChecks, ...recipeChecks, ...sessionChecks, ...programChecks(config)];
+  const checks = [...clientChecks, ...securityChecks, ...kerberosChecks(config), ...recipeChecks, ...sessionChecks, ...programChecks(config)];
   const only = config.only ? new Set(config.only) : undefined;
   const admin = await ZooKeeper.connect(config.connect, { sessionTimeout: 10_000 });
   await admin.ensurePath(config.base);
