@@ -28,7 +28,7 @@ export { tlsFromFiles, type TlsFiles } from './client/tls-files.js';
 export type { DigestMd5Options, SaslOptions } from './session/sasl.js';
 export type { GssapiOptions } from './kerberos/gssapi-login.js';
 export type { KerberosMessage } from './kerberos/trace.js';
-export { ClockSkewError, KdcUnreachableError, KerberosError, NoUsableEnctypeError, PreauthFailedError, PrincipalUnknownError, TicketExpiredError } from './kerberos/errors.js';
+export { ClockSkewError, CrossRealmError, KdcUnreachableError, KerberosConfigError, KerberosError, NoUsableEnctypeError, PreauthFailedError, PrincipalUnknownError, TicketExpiredError } from './kerberos/errors.js';
 export { Transaction, TransactionError } from './client/transaction.js';
 export type { OpResult, OpOutcome, MultiReadOp, MultiReadResult } from './client/transaction.js';
 export {

@@ -7,7 +7,7 @@
  * ConnectionLoss whose `cause` says why. Nothing waits forever.
  */
 import { DEFAULT_MAX_FRAME_SIZE, OpCode, Xid } from '../constants.js';
-import { ConnectionLossError, DecodeError, ErrorCode, PacketTooLargeError, ZooKeeperError } from '../errors.js';
+import { ConnectionLossError, DecodeError, ErrorCode, PacketTooLargeError, SessionClosedRequireSaslAuthError, ZooKeeperError } from '../errors.js';
 import { FrameDecoder } from '../framing.js';
 import { JuteReader } from '../jute/reader.js';
 import { JuteWriter } from '../jute/writer.js';
@@ -392,6 +392,13 @@ export class Connection {
       this.#events.notification(readWatcherEvent(r), zxid);
       return;
     }
+    if (err === ErrorCode.SESSIONCLOSEDREQUIRESASLAUTH) {
+      // A server that requires SASL answers the first other request (a ping too) of a connection
+      // without it so, then closes the connection (AuthenticationHelper.enforceAuthentication,
+      // 3.6+): every request, this one included, fails with the error that says what to do.
+      this.#fail(new SessionClosedRequireSaslAuthError());
+      return;
+    }
     if (xid === Xid.ping || xid === Xid.auth) {
       // Answered on arrival by the server, outside the request pipeline (Java `ClientCnxn.readResponse`
       // handles both before looking at its pending queue, and never queues them there).
@@ -460,10 +467,10 @@ export class Connection {
     this.#reads = undefined;
     // Built only when something is outstanding: an Error's stack costs tens of µs, a good part
     // of a connect+close cycle.
-    let loss: ConnectionLossError | undefined;
+    let loss: ConnectionLossError | SessionClosedRequireSaslAuthError | undefined;
     const lossError = () =>
       (loss ??=
-        reason instanceof ConnectionLossError
+        reason instanceof ConnectionLossError || reason instanceof SessionClosedRequireSaslAuthError
           ? reason
           : new ConnectionLossError(reason ? `connection to ${this.#where} closed: ${reason.message}` : `connection to ${this.#where} closed`, { cause: reason }));
     this.#pending.failAll(lossError);

@@ -6,7 +6,7 @@
  * with Unimplemented (or sent as their 3.4 substitutes), never sent.
  */
 import { OpCode } from '../constants.js';
-import { ConnectionLossError, ErrorCode } from '../errors.js';
+import { ConnectionLossError, ErrorCode, SessionClosedRequireSaslAuthError } from '../errors.js';
 import type { JuteReader } from '../jute/reader.js';
 import type { JuteWriter } from '../jute/writer.js';
 import { readReadBatch, writeReadBatch, type QueuedRead } from './coalesce.js';
@@ -206,10 +206,11 @@ export class Probes {
    * The connection ended (`reason` undefined: a requested close): the probes end, the generation's
    * waiters get `lossError()`, and the held requests fail as never sent.
    */
-  shutdown(reason: Error | undefined, lossError: () => ConnectionLossError): void {
+  shutdown(reason: Error | undefined, lossError: () => Error): void {
     // A connection dropped with the probe unanswered counts as a refusal: a server that closes
     // on multiRead without a word must not be probed (and dropped) on every connection.
-    if (this.#probe === 'sent' && reason !== undefined) this.#conn.noMultiRead();
+    // (Not a server that requires SASL: it answers any first request so, multiRead or not.)
+    if (this.#probe === 'sent' && reason !== undefined && !(reason instanceof SessionClosedRequireSaslAuthError)) this.#conn.noMultiRead();
     this.#probe = undefined;
     this.#onGeneration?.reject(lossError());
     this.#onGeneration = undefined;

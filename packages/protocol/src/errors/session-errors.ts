@@ -113,18 +113,27 @@ export class AuthFailedError extends ZooKeeperError {
   }
 }
 
+/** What to do when a server requires SASL (the message of {@link SessionClosedRequireSaslAuthError}). */
+const REQUIRES_SASL =
+  'the server requires SASL authentication (sessionRequireClientSASLAuth, or enforce.auth.enabled with enforce.auth.schemes=sasl) and this client offered none: connect with the sasl option (mechanism GSSAPI with a principal and a keytab, password or kinit ccache, for Kerberos; or DIGEST-MD5)';
+
 /**
- * `SESSIONCLOSEDREQUIRESASLAUTH` (-124): the server closed the session because it requires
- * SASL authentication (`zookeeper.sessionRequireClientSASLAuth=true`) and this session has
- * none. Connect with the `sasl` option ({@link ClientOptions.sasl}).
+ * `SESSIONCLOSEDREQUIRESASLAUTH` (-124): the server requires SASL authentication
+ * (`zookeeper.sessionRequireClientSASLAuth=true`, or `zookeeper.enforce.auth.enabled=true` with
+ * `zookeeper.enforce.auth.schemes=sasl`, ZooKeeper 3.6+) and this connection has none: it answers
+ * the first request with this code and closes the connection. Reconnecting cannot help, so the
+ * client ends as for refused credentials (state `authFailed`). Connect with the `sasl` option
+ * ({@link ClientOptions.sasl}): GSSAPI (Kerberos) or DIGEST-MD5, as the server's JAAS `Server`
+ * section accepts.
  */
 export class SessionClosedRequireSaslAuthError extends ZooKeeperError {
   static {
     brandError(this, 'SessionClosedRequireSaslAuthError');
   }
   override name = 'SessionClosedRequireSaslAuthError';
-  constructor(message?: string, context?: ErrorContext) {
-    super(ErrorCode.SESSIONCLOSEDREQUIRESASLAUTH, message, context);
+  constructor(message?: string, context: ErrorContext = {}) {
+    const where = [context.op, context.path].filter(Boolean).join(' ');
+    super(ErrorCode.SESSIONCLOSEDREQUIRESASLAUTH, message ?? `${REQUIRES_SASL}${where ? ` (${where})` : ''}`, context);
   }
 }
 

@@ -8,7 +8,7 @@ import { randomInt } from 'node:crypto';
 import { decrypt, encrypt, SUPPORTED_ENCTYPES } from './crypto.js';
 import { decode } from './der.js';
 import { IntegrityError, KerberosDecodeError, KerberosError, NoUsableEnctypeError, PreauthFailedError } from './errors.js';
-import { Credential, type LongTermKeys } from './credential.js';
+import { Credential, wrongKeysHint, type LongTermKeys } from './credential.js';
 import { krbErrorToException, KrbErrorCode } from './kdc-errors.js';
 import { decodeEncKdcRepPart, decodeKdcRep, DEFAULT_KDC_OPTIONS, encodeKdcReq, encodeKdcReqBody, encodePaEncTsEnc, type KdcRep } from './kdc-messages.js';
 import { sendToKdc, type KdcAddress, type KdcSendOptions } from './kdc-transport.js';
@@ -46,7 +46,7 @@ export async function requestTgt(req: AsRequest): Promise<Credential> {
   const now = req.now ?? (() => new Date());
   const server = tgsPrincipal(req.client.realm);
   const etypes = req.keys.enctypes(req.enctypes ?? SUPPORTED_ENCTYPES);
-  const context = { client: req.client, server };
+  const context = { client: req.client, server, keys: req.keys };
   if (etypes.length === 0) throw new NoUsableEnctypeError(`the ${req.keys.source} for ${principalText(req.client)} has no key of a supported enctype (${SUPPORTED_ENCTYPES.join(', ')}): make a keytab with aes keys (ktadd -e aes256-cts-hmac-sha1-96:normal ...)`);
   const send = async (padata: PaData[]) => {
     const nonce = randomInt(1, 0x7fffffff);
@@ -86,7 +86,7 @@ export async function requestTgt(req: AsRequest): Promise<Credential> {
     plain = decrypt(key, KeyUsage.AS_REP_ENC_PART, rep.encPart.cipher);
   } catch (err) {
     if (err instanceof IntegrityError) {
-      throw new PreauthFailedError(`the AS-REP for ${principalText(req.client)} does not decrypt with the ${req.keys.source}'s key: wrong password, or a stale keytab`, { cause: err });
+      throw new PreauthFailedError(`the AS-REP for ${principalText(req.client)} does not decrypt with the ${req.keys.source}'s key: ${wrongKeysHint(req.keys, req.client)}`, { cause: err });
     }
     throw err;
   }

@@ -68,6 +68,18 @@ export interface LongTermKeys {
   key(etype: number, salt: string | undefined, s2kparams: Buffer | undefined): EncryptionKey | undefined;
   /** 'password' or 'keytab', for messages. */
   readonly source: 'password' | 'keytab';
+  /** The keytab's path, for messages. */
+  readonly file?: string | undefined;
+}
+
+/**
+ * What to check when the KDC refuses the keys or its reply does not decrypt with them: the
+ * password, or whether the keytab holds the principal's current keys (kvno). No secret.
+ */
+export function wrongKeysHint(keys: LongTermKeys, client: Principal): string {
+  if (keys.source === 'password') return 'wrong password';
+  const who = principalText(client);
+  return `the keytab${keys.file === undefined ? '' : ` ${keys.file}`} does not hold the current keys of ${who} (a stale kvno after kadmin cpw -randkey or ktadd, or another principal's keys): compare the kvno of \`klist -kt\` on it with \`kadmin getprinc ${who}\``;
 }
 
 class PasswordKeys implements LongTermKeys {
@@ -99,7 +111,10 @@ class PasswordKeys implements LongTermKeys {
 class KeytabKeys implements LongTermKeys {
   readonly source = 'keytab' as const;
   readonly #keys: readonly EncryptionKey[];
-  constructor(keys: readonly EncryptionKey[]) {
+  constructor(
+    keys: readonly EncryptionKey[],
+    readonly file: string | undefined,
+  ) {
     this.#keys = keys;
   }
   enctypes(preference: readonly number[]): number[] {
@@ -124,7 +139,7 @@ export function passwordKeys(password: string, principal: Principal): LongTermKe
   return new PasswordKeys(password, principal);
 }
 
-/** Keys taken as they are (a keytab's entries for one principal, newest kvno). */
-export function keytabKeys(keys: readonly EncryptionKey[]): LongTermKeys {
-  return new KeytabKeys(keys);
+/** Keys taken as they are (a keytab's entries for one principal, newest kvno); `file`, the keytab's path, names it in messages. */
+export function keytabKeys(keys: readonly EncryptionKey[], file?: string): LongTermKeys {
+  return new KeytabKeys(keys, file);
 }

@@ -23,7 +23,12 @@ export class KdcUnreachableError extends KerberosError {
   override name = 'KdcUnreachableError';
 }
 
-/** KDC_ERR_PREAUTH_FAILED (24), or an AS-REP our key cannot decrypt: the password or keytab is wrong. */
+/**
+ * The password or keytab is wrong: KDC_ERR_PREAUTH_FAILED (24), an AS-REP our key cannot decrypt,
+ * or a keytab with no key for the principal. A keytab's keys go stale when the principal's keys
+ * change (`kadmin cpw -randkey`, or `ktadd` without `-norandkey`, raises the kvno): the message
+ * says to compare `klist -kt` with `kadmin getprinc`.
+ */
 export class PreauthFailedError extends KerberosError {
   override name = 'PreauthFailedError';
 }
@@ -51,4 +56,21 @@ export class TicketExpiredError extends KerberosError {
 /** A checksum or an integrity tag did not verify: wrong key, or tampered bytes. */
 export class IntegrityError extends KerberosError {
   override name = 'IntegrityError';
+}
+
+/**
+ * The configuration does not say what the client needs: no KDC known for the client's realm
+ * (krb5.conf has no `[realms]` entry with a `kdc` for it, and no `kdcs` option was given).
+ */
+export class KerberosConfigError extends KerberosError {
+  override name = 'KerberosConfigError';
+}
+
+/**
+ * The service is in another realm than the client's TGT, and the client's KDC cannot give a
+ * ticket for it (no cross-realm trust: no `krbtgt/SERVICE.REALM@CLIENT.REALM`). This client asks
+ * the client realm's KDC only and follows no referral: use a principal of the service's realm.
+ */
+export class CrossRealmError extends KerberosError {
+  override name = 'CrossRealmError';
 }

@@ -3,7 +3,7 @@ import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { cachedTgt, ccachePath, parseCcache } from './ccache.js';
 import { stringToKey } from './crypto.js';
-import { KerberosDecodeError, TicketExpiredError } from './errors.js';
+import { KerberosDecodeError, PreauthFailedError, TicketExpiredError } from './errors.js';
 import { keysFor, parseKeytab } from './keytab.js';
 import { parsePrincipal, principalText } from './principal.js';
 
@@ -34,7 +34,9 @@ describe('kerberos/keytab - MIT keytab files', () => {
   });
 
   it('keysFor names what the keytab holds when the principal is missing', () => {
-    expect(() => keysFor(entries, parsePrincipal('bob@ZK.TEST'), 'x.keytab')).toThrow(/x.keytab has no key for bob@ZK.TEST \(it holds: alice@ZK.TEST, zookeeper\/zk1.example.com@ZK.TEST\)/);
+    expect(() => keysFor(entries, parsePrincipal('bob@ZK.TEST'), 'x.keytab')).toThrow(/x.keytab has no key for bob@ZK.TEST \(it holds: alice@ZK.TEST, zookeeper\/zk1.example.com@ZK.TEST\): give the keytab of bob@ZK.TEST/);
+    // The wrong keytab, not a malformed one.
+    expect(() => keysFor(entries, parsePrincipal('bob@ZK.TEST'))).toThrow(PreauthFailedError);
   });
 
   it('a truncated or foreign file is a KerberosDecodeError; holes are skipped', () => {

@@ -12,7 +12,7 @@
 import { requestTgt } from './as-exchange.js';
 import { ccachePath, readCcache, tgtOf } from './ccache.js';
 import { keytabKeys, passwordKeys, type Credential, type LongTermKeys } from './credential.js';
-import { KerberosError, PrincipalUnknownError, TicketExpiredError } from './errors.js';
+import { KerberosConfigError, KerberosError, PrincipalUnknownError, TicketExpiredError } from './errors.js';
 import { GssInitiator } from './gss-initiator.js';
 import { keysFor, readKeytab } from './keytab.js';
 import { loadKrb5Conf, parseKdcEntry, type Krb5Config } from './krb5-conf.js';
@@ -84,8 +84,9 @@ export class KerberosLogin {
       if (principalText === undefined && o.keytab === undefined && o.password === undefined) principalText = await readCcache(ccachePath(o.ccache)).then((c) => `${c.defaultPrincipal.components.join('/')}@${c.defaultPrincipal.realm}`);
       if (principalText === undefined) throw new KerberosError('GSSAPI: no principal given (principal option), and no ccache to take it from');
       const client = parsePrincipal(principalText, conf.defaultRealm);
-      const keys = o.keytab !== undefined ? keytabKeys(keysFor(await readKeytab(o.keytab), client, o.keytab)) : o.password !== undefined ? passwordKeys(o.password, client) : undefined;
+      const keys = o.keytab !== undefined ? keytabKeys(keysFor(await readKeytab(o.keytab), client, o.keytab), o.keytab) : o.password !== undefined ? passwordKeys(o.password, client) : undefined;
       const kdcs = o.kdcs ? o.kdcs.flatMap((k) => parseKdcEntry(k) ?? []) : [...(conf.realms.get(client.realm)?.kdcs ?? [])];
+      if (kdcs.length === 0) throw noKdcFor(client.realm, conf, o.krb5Conf ?? process.env.KRB5_CONFIG ?? '/etc/krb5.conf');
       return { conf, client, keys, kdcs };
     })();
     return this.#config;
@@ -209,6 +210,14 @@ export class KerberosLogin {
       }
     }
   }
+}
+
+/** No KDC for the client's realm: the realm, the krb5.conf files read, and the realms they do know. */
+function noKdcFor(realm: string, conf: Krb5Config, files: string): KerberosConfigError {
+  const known = [...conf.realms].filter(([, r]) => r.kdcs.length > 0).map(([name]) => name);
+  return new KerberosConfigError(
+    `no KDC known for realm ${realm}: krb5.conf (${files}) has no [realms] ${realm} entry with a kdc (it knows: ${known.join(', ') || 'none'}); add one, give the kdcs option, or use a principal of a realm it knows`,
+  );
 }
 
 const logins = new WeakMap<GssapiOptions, KerberosLogin>();

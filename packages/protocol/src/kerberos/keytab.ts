@@ -4,7 +4,7 @@
  * skipped. Format: MIT krb5's doc/formats/keytab_file_format.rst.
  */
 import { readFile } from 'node:fs/promises';
-import { KerberosDecodeError } from './errors.js';
+import { KerberosDecodeError, PreauthFailedError } from './errors.js';
 import { EncryptionKey } from './keys.js';
 import { principalText, samePrincipal, type Principal } from './principal.js';
 
@@ -92,12 +92,15 @@ export async function readKeytab(path: string): Promise<KeytabEntry[]> {
   return parseKeytab(await readFile(path));
 }
 
-/** The principal's keys of its highest kvno in the keytab; throws naming the principals it does hold. */
+/**
+ * The principal's keys of its highest kvno in the keytab. A keytab without them is the wrong
+ * keytab (PreauthFailedError, naming the principals it does hold), not a malformed file.
+ */
 export function keysFor(entries: readonly KeytabEntry[], principal: Principal, path = 'the keytab'): EncryptionKey[] {
   const mine = entries.filter((e) => samePrincipal(e.principal, principal));
   if (mine.length === 0) {
     const held = [...new Set(entries.map((e) => principalText(e.principal)))].join(', ') || 'none';
-    throw new KerberosDecodeError(`${path} has no key for ${principalText(principal)} (it holds: ${held})`);
+    throw new PreauthFailedError(`${path} has no key for ${principalText(principal)} (it holds: ${held}): give the keytab of ${principalText(principal)}, or the principal the keytab is for (klist -kt)`);
   }
   const kvno = Math.max(...mine.map((e) => e.kvno));
   return mine.filter((e) => e.kvno === kvno).map((e) => e.key);

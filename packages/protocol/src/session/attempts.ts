@@ -8,7 +8,7 @@
  */
 import type { Connection } from '../connection/connection.js';
 import { resolveHost } from '../connection/resolve.js';
-import { AuthFailedError, SessionExpiredError } from '../errors.js';
+import { AuthFailedError, SessionClosedRequireSaslAuthError, SessionExpiredError } from '../errors.js';
 import { Backoff } from './backoff.js';
 import { ConnectFailures } from './connect-failures.js';
 import { openConnection, type DialingSession } from './dial.js';
@@ -162,8 +162,8 @@ export class Attempts {
         this.#session.expire(err);
         throw err;
       }
-      if (err instanceof AuthFailedError) {
-        this.#session.keeper.transition('authFailed');
+      if (err instanceof AuthFailedError || err instanceof SessionClosedRequireSaslAuthError) {
+        this.#session.keeper.transition('authFailed', err);
         throw err;
       }
       this.#session.debug('connect to %s failed: %s', endpointLabel(host), (err as Error)?.message);

@@ -13,7 +13,7 @@ import { OpCode, Xid } from '../constants.js';
 import type { JuteReader } from '../jute/reader.js';
 import type { JuteWriter } from '../jute/writer.js';
 import { writeAuthPacket } from '../jute/proto.js';
-import { ConnectionLossError, fromCode } from '../errors.js';
+import { ConnectionLossError, fromCode, SessionClosedRequireSaslAuthError } from '../errors.js';
 import { debug, debugEnabled } from '../diagnostics.js';
 import { Attempts } from './attempts.js';
 import { endpointLabel, type Endpoint, type HostAddress } from './hosts.js';
@@ -388,6 +388,8 @@ export class Session {
     this.#proof.onConnectionChange();
     this.#debug('connection to %s closed: %s', this.#host && endpointLabel(this.#host), reason?.message);
     if (isTerminal(this.#keeper.state)) return;
+    // The server requires SASL and the client has none to offer: another connection cannot help.
+    if (reason instanceof SessionClosedRequireSaslAuthError) return this.#keeper.transition('authFailed', reason);
     this.#keeper.transition('suspended');
     this.#startLossTimer();
     this.#reconnecting ??= this.#attempts.reconnect().finally(() => (this.#reconnecting = undefined));

@@ -4,7 +4,7 @@
  * the loss timer that moves `suspended` to `lost`. The legal changes are state.ts's table.
  */
 import { publishState } from '../diagnostics.js';
-import { AuthFailedError, ClientClosedError } from '../errors.js';
+import { AuthFailedError, ClientClosedError, fromCode, ZooKeeperError } from '../errors.js';
 import { reportListenerError } from '../util/listener-errors.js';
 import { deliver } from './event-delivery.js';
 import { notConnected, sessionExpired, sessionLost } from './session-end.js';
@@ -30,6 +30,8 @@ export class StateKeeper {
   #lossTimer: NodeJS.Timeout | undefined;
   /** How the client learnt that the session expired (session-end.ts), for {@link unavailable}. */
   #expiredBy: unknown;
+  /** Why the session ended in `authFailed` (an AuthFailedError or SessionClosedRequireSaslAuthError), for {@link unavailable}. */
+  #authFailedBy: unknown;
   /**
    * The latest failed reconnect attempt while not connected, named by {@link unavailable}
    * (cleared on connecting).
@@ -57,7 +59,8 @@ export class StateKeeper {
   /**
    * Moves to `next` (nothing when already there; throws on a change state.ts does not allow) and
    * tells everyone. `cause`, for `expired`: how the client learnt it (the server's answer, or a
-   * ServerBehind of session-end.ts), which the calls' SessionExpiredError names.
+   * ServerBehind of session-end.ts), which the calls' SessionExpiredError names; for
+   * `authFailed`: the failure, whose class and message the calls' errors repeat.
    */
   transition(next: SessionState, cause?: unknown): void {
     const prev = this.#state;
@@ -65,6 +68,7 @@ export class StateKeeper {
     assertTransition(prev, next);
     this.#state = next;
     if (next === 'expired') this.#expiredBy = cause;
+    if (next === 'authFailed') this.#authFailedBy = cause;
     if (isConnected(next)) this.lastFailure = undefined;
     publishState(this.#sessionId(), prev, next);
     for (const l of [...this.#listeners]) {
@@ -116,8 +120,11 @@ export class StateKeeper {
         return new ClientClosedError();
       case 'expired':
         return sessionExpired(this.#sessionId(), this.#expiredBy);
-      case 'authFailed':
-        return new AuthFailedError();
+      case 'authFailed': {
+        // The same class and message as the failure that ended the session, for every later call.
+        const by = this.#authFailedBy;
+        return by instanceof ZooKeeperError ? fromCode(by.code, { cause: by }, by.message) : new AuthFailedError();
+      }
       case 'lost':
         return sessionLost(this.#sessionId(), this.lastFailure);
       default:
