@@ -1,8 +1,12 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestTgt } from '../../../packages/protocol/src/kerberos/as-exchange.js';
 import { keytabKeys, passwordKeys } from '../../../packages/protocol/src/kerberos/credential.js';
-import { ClockSkewError, KdcUnreachableError, NoUsableEnctypeError, PreauthFailedError, PrincipalUnknownError } from '../../../packages/protocol/src/kerberos/errors.js';
+import { ChannelName } from '../../../packages/protocol/src/diagnostics.js';
+import { ClockSkewError, CrossRealmError, KdcUnreachableError, KerberosConfigError, NoUsableEnctypeError, PreauthFailedError, PrincipalUnknownError } from '../../../packages/protocol/src/kerberos/errors.js';
+import { KerberosLogin } from '../../../packages/protocol/src/kerberos/gssapi-login.js';
+import type { KerberosMessage } from '../../../packages/protocol/src/kerberos/trace.js';
 import { loadKrb5Conf } from '../../../packages/protocol/src/kerberos/krb5-conf.js';
 import { keysFor, readKeytab } from '../../../packages/protocol/src/kerberos/keytab.js';
 import { parsePrincipal, principalText } from '../../../packages/protocol/src/kerberos/principal.js';
@@ -144,5 +148,50 @@ describe('kerberos - AS exchange against a real MIT KDC', () => {
       expect(shown).not.toContain(ticket.slice(-16));
       expect(shown).not.toContain(PASSWORD);
     }
+  });
+
+  it('as-exchange - the realm, cross-realm and wrong-keytab errors print without secrets: messages, util.inspect and the zk:kerberos channel', async () => {
+    kdc.addPrincipal('stale-keys');
+    const stale = kdc.keytab('stale-keys');
+    kdc.run('kadmin.local', ['-r', kdc.realm, '-q', 'cpw -randkey stale-keys']);
+    const service = kdc.keytab('zookeeper/localhost');
+    // Every key of both keytabs, and the TGT (session key, ticket) of the cross-realm attempt.
+    const keys = [...(await readKeytab(stale)), ...(await readKeytab(service))].map((e) => e.key.material().toString('hex'));
+    const crossRealm = new KerberosLogin({ mechanism: 'GSSAPI', principal: 'alice', password: PASSWORD, krb5Conf: kdc.krb5Conf, serviceRealm: 'OTHER.TEST' });
+    const tgt = await crossRealm.tgt();
+    const secrets = [PASSWORD, ...keys, ...keys.map((k) => k.slice(0, 16)), tgt.sessionKey().material().toString('hex'), tgt.ticket().raw.toString('hex').slice(-32)];
+    const steps: unknown[] = [];
+    const listen = (m: unknown) => steps.push(m);
+    subscribe(ChannelName.kerberos, listen);
+    const errors: unknown[] = [];
+    try {
+      for (const run of [
+        () => new KerberosLogin({ mechanism: 'GSSAPI', principal: 'stale-keys', keytab: stale, krb5Conf: kdc.krb5Conf }).tgt(),
+        () => new KerberosLogin({ mechanism: 'GSSAPI', principal: 'alice', keytab: service, krb5Conf: kdc.krb5Conf }).tgt(),
+        () => new KerberosLogin({ mechanism: 'GSSAPI', principal: 'alice@OTHER.TEST', password: PASSWORD, krb5Conf: kdc.krb5Conf }).tgt(),
+        () => crossRealm.mechanism('localhost', '127.0.0.1'),
+      ]) {
+        errors.push(await run().then(() => undefined, (e: unknown) => e));
+      }
+    } finally {
+      unsubscribe(ChannelName.kerberos, listen);
+    }
+    expect(errors.map((e) => (e as Error)?.name)).toEqual(['PreauthFailedError', 'PreauthFailedError', 'KerberosConfigError', 'CrossRealmError']);
+    expect(errors[0]).toBeInstanceOf(PreauthFailedError);
+    expect(errors[2]).toBeInstanceOf(KerberosConfigError);
+    expect(errors[3]).toBeInstanceOf(CrossRealmError);
+    // The steps that reached a KDC are on the channel, with the errors' names and messages.
+    expect(steps.map((m) => { const k = m as KerberosMessage; return `${k.step} ${k.client} ${k.server} ${k.ok} ${k.error?.split(':')[0]}`; })).toEqual([
+      'as stale-keys@ZK.TEST krbtgt/ZK.TEST@ZK.TEST false PreauthFailedError',
+      'tgs alice@ZK.TEST zookeeper/localhost@OTHER.TEST false CrossRealmError',
+    ]);
+    const shown = [
+      ...errors.flatMap((e) => [String(e), (e as Error).message, inspect(e, { depth: 9, showHidden: true }), JSON.stringify(e)]),
+      JSON.stringify(steps),
+      inspect(steps, { depth: 9, showHidden: true }),
+    ].join('\n');
+    for (const secret of secrets) expect(shown.includes(secret), 'a secret in an error or on the channel').toBe(false);
+    // The control: the list holds real keys (4 enctypes in each keytab), so the scan looked for something.
+    expect(new Set(keys).size).toBe(8);
   });
 });
