@@ -31,6 +31,7 @@ import { scaleWorkloads } from './workloads/scale.js';
 import { clientScaleWorkloads } from './workloads/scale-client.js';
 import { semaphoreWorkloads } from './workloads/semaphore.js';
 import { fencingWorkloads } from './workloads/fencing.js';
+import { AUTH_CONNECT_WORKLOAD, authConnectWorkloads } from './workloads/auth-connect.js';
 import { consistencyWorkloads } from './workloads/consistency.js';
 import { FLEET_SERVER_PROPERTIES, FLEET_TICK_MS, fleetSettings, fleetWanted, fleetWorkloads } from './workloads/fleet.js';
 import { serversOf } from './lib/server-counters.js';
@@ -169,6 +170,10 @@ try {
   bench.select(undefined);
   bench.suffix = '';
   await fencingWorkloads(bench);
+  // Connects with credentials, plain, digest and Kerberos (issue 40): servers and a KDC of their own.
+  if (connectArg) {
+    if (bench.wants(AUTH_CONNECT_WORKLOAD)) bench.skipped[AUTH_CONNECT_WORKLOAD] = 'an existing ensemble (--connect): the row needs servers of its own (a DIGEST-MD5 JAAS section, a Kerberized one and a private KDC)';
+  } else await authConnectWorkloads(bench, { java: !flag('no-java'), serverOptions });
   // The lease fleet (issue 35, workloads/fleet.ts) on servers of its own with tickTime 2 s: a
   // standalone server, then a 3-node ensemble when the ensemble passes include 3.
   bench.select(undefined);

@@ -53,6 +53,7 @@ import org.apache.zookeeper.Version;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.client.ZKClientConfig;
 
 public final class BenchDriver {
   private static final int SESSION_TIMEOUT_MS = 10_000;
@@ -223,7 +224,7 @@ public final class BenchDriver {
       case "createDelete":
         return createDelete(path(cmd), count(cmd, "count"));
       case "connect":
-        return connects(count(cmd, "count"));
+        return connects(count(cmd, "count"), cmd.get("sasl") instanceof Boolean b ? b : null);
       case "mutexUncontended":
         return uncontended(path(cmd), count(cmd, "count"), false);
       case "writeLockUncontended":
@@ -314,14 +315,18 @@ public final class BenchDriver {
     return sample(count, t1 - t0, pairs, cpu1 - cpu0, metrics);
   }
 
-  /** New sessions, one after another: each timed until SyncConnected, then closed. */
-  private static Map<String, Object> connects(int count) throws Exception {
+  /**
+   * New sessions, one after another: each timed until SyncConnected, then closed. {@code sasl}
+   * true: until SaslAuthenticated (the JVM's JAAS {@code Client} section logs in); false: SASL
+   * off for these sessions; null: the JVM's settings, until SyncConnected.
+   */
+  private static Map<String, Object> connects(int count, Boolean sasl) throws Exception {
     double[] lat = new double[count];
     long cpu0 = cpu();
     long t0 = System.nanoTime();
     for (int i = 0; i < count; i++) {
       long a = System.nanoTime();
-      ZooKeeper z = session();
+      ZooKeeper z = sasl == null ? session() : session(sasl);
       lat[i] = us(System.nanoTime() - a);
       close(z);
     }
@@ -339,6 +344,31 @@ public final class BenchDriver {
     open.add(z);
     try {
       if (!connected.await(CONNECT_WAIT_S, TimeUnit.SECONDS)) throw new IllegalStateException("no session with " + connect + " within " + CONNECT_WAIT_S + " s");
+      return z;
+    } catch (Exception e) {
+      close(z);
+      throw e;
+    }
+  }
+
+  /**
+   * A new ZooKeeper session with SASL on (once SaslAuthenticated; AuthFailed fails) or off (once
+   * SyncConnected).
+   */
+  private static ZooKeeper session(boolean sasl) throws Exception {
+    ZKClientConfig config = new ZKClientConfig();
+    config.setProperty(ZKClientConfig.ENABLE_CLIENT_SASL_KEY, Boolean.toString(sasl));
+    CountDownLatch done = new CountDownLatch(1);
+    AtomicReference<String> failed = new AtomicReference<>();
+    Watcher.Event.KeeperState wanted = sasl ? Watcher.Event.KeeperState.SaslAuthenticated : Watcher.Event.KeeperState.SyncConnected;
+    ZooKeeper z = new ZooKeeper(connect, SESSION_TIMEOUT_MS, e -> {
+      if (e.getState() == Watcher.Event.KeeperState.AuthFailed) failed.set("SASL authentication failed (AuthFailed)");
+      if (e.getState() == wanted || e.getState() == Watcher.Event.KeeperState.AuthFailed) done.countDown();
+    }, config);
+    open.add(z);
+    try {
+      if (!done.await(CONNECT_WAIT_S, TimeUnit.SECONDS)) throw new IllegalStateException("no " + wanted + " from " + connect + " within " + CONNECT_WAIT_S + " s");
+      if (failed.get() != null) throw new IllegalStateException(failed.get());
       return z;
     } catch (Exception e) {
       close(z);

@@ -126,3 +126,20 @@ export function measure(count: number, outstanding: number, op: () => Promise<un
     return { ops: count, latenciesUs };
   });
 }
+
+/**
+ * `count` sessions, one after another: each opened (timed: the latency is the open alone), then
+ * closed with what `open` returned, the close awaited before the next open.
+ */
+export function connectLoop(count: number, open: () => Promise<() => Promise<void> | void>): Promise<Sample> {
+  return timed(async () => {
+    const latenciesUs: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const t0 = performance.now();
+      const close = await open();
+      latenciesUs.push((performance.now() - t0) * 1000);
+      await close();
+    }
+    return { ops: count, latenciesUs };
+  });
+}

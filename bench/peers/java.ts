@@ -61,8 +61,13 @@ export type JavaCommand =
    * metrics createP50Us and deleteP50Us (each half timed on its own). The parent must exist.
    */
   | { readonly workload: 'createDelete'; readonly path: string; readonly count: number }
-  /** `count` new sessions, one after another: latency until SyncConnected; each then closed. */
-  | { readonly workload: 'connect'; readonly count: number }
+  /**
+   * `count` new sessions, one after another: latency until SyncConnected; each then closed. With
+   * `sasl` true, until SaslAuthenticated (the driver's JVM options carry the JAAS `Client`
+   * section: {@link startJavaDriver}'s `jvmOptions`), an AuthFailed failing the command; with
+   * `sasl` false, the client's SASL is turned off for these sessions (ZKClientConfig).
+   */
+  | { readonly workload: 'connect'; readonly count: number; readonly sasl?: boolean }
   /**
    * One Curator session and one InterProcessMutex (or InterProcessReadWriteLock write lock):
    * `count` cycles; latency is the acquire alone, seconds the whole loop.
@@ -109,9 +114,10 @@ export interface JavaDriver {
  * OS temp dir) and starts it against `connect`, resolving once its session is connected. Resolves
  * `{ skipped }` saying what to install when java, javac (17+) or a jar is missing; rejects when
  * the source does not compile or the driver cannot connect. Aborting `signal` kills the driver,
- * whether it is starting (the promise rejects) or running (pending runs reject).
+ * whether it is starting (the promise rejects) or running (pending runs reject). `jvmOptions` go
+ * before the class name (e.g. a JAAS login configuration and krb5.conf for a Kerberized server).
  */
-export async function startJavaDriver(connect: string, options: { signal?: AbortSignal } = {}): Promise<JavaDriver | { skipped: string }> {
+export async function startJavaDriver(connect: string, options: { signal?: AbortSignal; jvmOptions?: readonly string[] } = {}): Promise<JavaDriver | { skipped: string }> {
   const { signal } = options;
   signal?.throwIfAborted();
   const missing = Object.entries(JARS).filter(([jar]) => !existsSync(join(JAR_DIR, `${jar}.jar`)));
@@ -128,7 +134,7 @@ export async function startJavaDriver(connect: string, options: { signal?: Abort
   }
   const classes = await compile(javac, signal);
   signal?.throwIfAborted();
-  const child = spawn('java', ['-cp', [...CLASSPATH, classes].join(':'), 'BenchDriver', connect], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('java', [...(options.jvmOptions ?? []), '-cp', [...CLASSPATH, classes].join(':'), 'BenchDriver', connect], { stdio: ['pipe', 'pipe', 'pipe'] });
   return new Driver(child, signal).ready();
 }
 

@@ -9,7 +9,7 @@ import { CreateMode, ZooKeeper } from '@zk/protocol';
 import { bareSocket } from '../lib/bare-socket.js';
 import type { Bench, Repetition } from '../lib/bench.js';
 import { CLIENT, WORKLOAD } from '../lib/names.js';
-import { measure, median, timed, type Sample } from '../lib/stats.js';
+import { connectLoop, measure, median, timed, type Sample } from '../lib/stats.js';
 import type { JavaDriver } from '../peers/java.js';
 import { connectNzc, type NzcClient } from '../peers/nzc.js';
 
@@ -126,18 +126,7 @@ export async function rawWorkloads(bench: Bench, c: RawClients, base: string): P
   // coalesceReads, the same code on connect, 478 and 579 connects/s in one run).
   const nConnect = bench.n(200, 40);
   const CONNECT_WARMUP = 300;
-  const connects = (open: () => Promise<() => Promise<void> | void>) => (w: boolean) =>
-    timed(async () => {
-      const count = w ? CONNECT_WARMUP : nConnect;
-      const latenciesUs: number[] = [];
-      for (let i = 0; i < count; i++) {
-        const t0 = performance.now();
-        const close = await open();
-        latenciesUs.push((performance.now() - t0) * 1000);
-        await close();
-      }
-      return { ops: count, latenciesUs };
-    });
+  const connects = (open: () => Promise<() => Promise<void> | void>) => (w: boolean) => connectLoop(w ? CONNECT_WARMUP : nConnect, open);
   await bench.compare('raw', WORKLOAD.connect, 'connects', [
     ...three(
       connects(async () => {

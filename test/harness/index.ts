@@ -16,3 +16,4 @@ export { DEFAULT_LINE, isZooKeeper34, versionManifest, zookeeperLine, type Versi
 export { SecuredSpace, securedConnect, startSecuredZooKeeper, SECURED_DIGEST_USERS, SECURED_SASL_USERS, type SecuredClientCertificate, type SecuredIdentity, type SecuredZooKeeper } from './secured.js';
 export { startPostgres, POSTGRES_HINT, type PostgresServer } from './postgres.js';
 export { startRedis, REDIS_HINT, type RedisServer } from './redis.js';
+export { kdcMissing, kerberizedClientJvmOptions, kerberizedServerOptions, startKdc, KDC_HINT, type TestKdc } from './kdc.js';

@@ -15,7 +15,7 @@ import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import { ZooKeeper, type ClientOptions } from '@zk/protocol';
 import { freePorts } from './ports.js';
 import { makeCertificate, makeClientCertificate, serverTlsProperties, type TestCertificate } from './tls.js';
-import { startZooKeeper, type ZooKeeperEnsemble } from './zookeeper.js';
+import { startZooKeeper, type StartOptions, type ZooKeeperEnsemble } from './zookeeper.js';
 
 /** Digest users (`addAuth('digest', 'user:password')`); passwords distinctive enough to search output for. */
 export const SECURED_DIGEST_USERS = { alice: 'alice-Pw-7731', mallory: 'mallory-Pw-1209' } as const;
@@ -59,8 +59,11 @@ export interface SecuredZooKeeper {
   close(): Promise<void>;
 }
 
-/** Starts the secured server (local JVM; ~5-10 s with the certificates). */
-export async function startSecuredZooKeeper(): Promise<SecuredZooKeeper> {
+/**
+ * Starts the secured server (local JVM; ~5-10 s with the certificates). `jvm`: the JVM settings
+ * of startZooKeeper (the bench's full JIT and heap, its pinned cores); default the harness's.
+ */
+export async function startSecuredZooKeeper(jvm: Pick<StartOptions, 'jvmOptions' | 'cpus'> = {}): Promise<SecuredZooKeeper> {
   const dir = mkdtempSync(join(tmpdir(), 'zk-secured-'));
   const secretFile = (name: string, content: string | Buffer): string => {
     const file = join(dir, name);
@@ -88,6 +91,7 @@ export async function startSecuredZooKeeper(): Promise<SecuredZooKeeper> {
   let server: ZooKeeperEnsemble;
   try {
     server = await startZooKeeper({
+      ...jvm,
       servers: 1,
       own: true,
       config: { secureClientPort: securePort, 'authProvider.1': 'org.apache.zookeeper.server.auth.SASLAuthenticationProvider' },
