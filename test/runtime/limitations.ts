@@ -34,6 +34,24 @@ export const LIMITATIONS: readonly Limitation[] = [
       "Deno checks the lookup against the name without a port and the connection against the address dialed, so `--allow-net=zk1:2181` is not enough. " +
       'Grant the name and its addresses with the port (`--allow-net=zk1,10.0.0.5:2181`), or `--allow-net`.',
   },
+  {
+    runtimes: ['deno'],
+    check: "a Kerberos program allowed only the server's and the KDC's host:port (Deno: --allow-net=ZK,KDC --allow-read=krb5.conf,keytab)",
+    error: /NotCapable: Requires net access to "0\.0\.0\.0:0"/,
+    reason:
+      "Kerberos asks the KDC over UDP first (a small request, as MIT does), and Deno's node:dgram binds the socket to the wildcard address, which needs its own grant; " +
+      "without it Deno throws NotCapable ('Requires net access to \"0.0.0.0:0\"') outside the client's reach, and the program ends. " +
+      'Grant `0.0.0.0:0` beside the KDC\'s host:port, or `--allow-net`.',
+  },
+  {
+    runtimes: ['deno'],
+    check: "a Kerberos program allowed the server's and the KDC's host:port and 0.0.0.0:0 (Deno: not the server's address for its reverse lookup)",
+    error: /AuthFailedError: .*does not know the service principal zookeeper\/127\.0\.0\.1@/,
+    reason:
+      "The service principal's host is the name the server's address reverse-resolves to (krb5.conf's rdns, as MIT; Java's canonicalize.hostname), and Deno checks that lookup " +
+      "(node:dns lookupService) against the address with port 0: without the grant the lookup fails, the address itself is used, and the KDC knows no zookeeper/<address>. " +
+      'Grant the address with port 0 (`--allow-net=10.0.0.5:0`), or name the service host (the `serviceHost` option), or `--allow-net`.',
+  },
 ];
 
 /** The limitation covering `check` on `runtime`, if any. */

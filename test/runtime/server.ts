@@ -52,6 +52,8 @@ export interface KerberosConfig {
   /** The Kerberized server (`127.0.0.1:port`: its service principal is zookeeper/localhost@realm). */
   connect: string;
   realm: string;
+  /** The KDC's `host:port` (krb5.conf's kdc entry, TCP and UDP). */
+  kdc: string;
   krb5Conf: string;
   /** Per enctype number: a principal whose only key is of that enctype, and its password. */
   byEnctype: Record<string, { principal: string; password: string }>;
@@ -84,6 +86,7 @@ async function startKerberized(): Promise<Kerberized> {
     const service = kdc.keytab('zookeeper/localhost');
     const config = {
       realm: kdc.realm,
+      kdc: `${kdc.host}:${kdc.port}`,
       krb5Conf: kdc.krb5Conf,
       byEnctype,
       keytab: { principal: 'rt-keytab', file: kdc.keytab('rt-keytab') },

@@ -5,12 +5,13 @@
  * node:dgram and node:dns: each enctype's string-to-key (RFC 3962: PBKDF2-HMAC-SHA1; RFC 8009:
  * PBKDF2-HMAC-SHA256/384), key derivation, AES-CTS encryption and the HMACs, through a real AS and
  * TGS exchange, the AP-REQ and the SASL layer's Wrap tokens; then a keytab, a kinit ccache, whoAmI,
- * a sasl ACL and the typed errors.
+ * a sasl ACL and the typed errors; last, a Kerberos program under Deno's scoped permissions.
  */
 import assert from 'node:assert/strict';
 import { channel } from 'node:diagnostics_channel';
 import { inspect } from 'node:util';
 import { AuthFailedError, ChannelName, NoAuthError, Perm, PreauthFailedError, ZooKeeper } from '@zk/protocol';
+import { explain, runOnRuntime } from './program-checks.mjs';
 
 /** The four enctypes the package implements, strongest first. */
 const ENCTYPES = [
@@ -48,6 +49,41 @@ function causes(err) {
   for (let e = err; e instanceof Error && out.length < 8; e = e.cause) out.push(e);
   return out;
 }
+
+/**
+ * Runs suite/krb-scoped.mjs (a keytab login) on the runtime; on Deno with only the grants
+ * `net` (host:port pairs) and `read` (krb5.conf and the keytab), elsewhere as any program.
+ */
+function runScoped(ctx, net) {
+  const { connect, keytab, krb5Conf } = ctx.config.kerberos;
+  const [cmd] = ctx.config.run;
+  const scoped = ctx.config.kind === 'deno' ? { ...ctx.config, run: [cmd, 'run', `--allow-net=${net.join(',')}`, `--allow-read=${krb5Conf},${keytab.file}`] } : ctx.config;
+  return runOnRuntime(scoped, ['suite/krb-scoped.mjs', connect, keytab.principal, keytab.file, krb5Conf], 20_000 * ctx.scale);
+}
+
+/**
+ * A check running suite/krb-scoped.mjs granted the server's and the KDC's host:port and what
+ * `more(address)` adds (`address`: the server's).
+ */
+const scopedCheck = (name, more) => ({
+  name,
+  async run(ctx) {
+    const { connect, kdc, keytab, realm } = ctx.config.kerberos;
+    const ran = await runScoped(ctx, [connect, kdc, ...more(connect.slice(0, connect.lastIndexOf(':')))]);
+    assert.equal(ran.code, 0, explain('suite/krb-scoped.mjs', ran));
+    assert.equal(ran.stdout.trim(), `${keytab.principal}@${realm}`);
+  },
+});
+
+/**
+ * Deno's limitation (limitations.ts): a program granted only the host:port pairs, then with the
+ * UDP socket's grant but not the reverse lookup's. Elsewhere they would run the same program as
+ * the README's-grants check, so they run on Deno only.
+ */
+const denoScopedChecks = [
+  scopedCheck("a Kerberos program allowed only the server's and the KDC's host:port (Deno: --allow-net=ZK,KDC --allow-read=krb5.conf,keytab)", () => []),
+  scopedCheck("a Kerberos program allowed the server's and the KDC's host:port and 0.0.0.0:0 (Deno: not the server's address for its reverse lookup)", () => ['0.0.0.0:0']),
+];
 
 /** The checks, none without config.kerberos. */
 export function kerberosChecks(config) {
@@ -127,5 +163,7 @@ export function kerberosChecks(config) {
         assert.ok(!`${String(err)} ${inspect(err, { depth: 9 })}`.includes(wrong), 'the password in the error');
       },
     },
+    ...(config.kind === 'deno' ? denoScopedChecks : []),
+    scopedCheck("a Kerberos program with the README's grants for Deno: also 0.0.0.0:0 (the KDC over UDP) and the server's address with port 0 (its reverse lookup)", (address) => ['0.0.0.0:0', `${address}:0`]),
   ];
 }

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { Mutex } from '@zk/locks';
 
 /** Runs `[...config.run, ...args]` to its end (killed after `ms`); resolves with code, signal and output. */
-function runOnRuntime(config, args, ms, onStdout) {
+export function runOnRuntime(config, args, ms, onStdout) {
   const [cmd, ...pre] = config.run;
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, [...pre, ...args], { cwd: config.app, stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
@@ -34,7 +34,8 @@ function runOnRuntime(config, args, ms, onStdout) {
   });
 }
 
-function explain(what, r) {
+/** A finished program's exit and output, for an assertion's message. */
+export function explain(what, r) {
   return `${what}: ${r.signal ? `killed by ${r.signal}` : `exit ${r.code}`}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 }
 
