@@ -7,17 +7,17 @@ const kerberos = channel(ChannelName.kerberos);
 const step = (s: KerberosMessage['step'], durationMs: number): KerberosMessage => ({ step: s, client: 'bench@ZK.TEST', server: s === 'tgs' ? 'zookeeper/localhost@ZK.TEST' : 'krbtgt/ZK.TEST@ZK.TEST', ok: true, durationMs });
 
 describe('bench kerberos-steps', () => {
-  it('perConnect divides each step and the KDC time by the connects', () => {
+  it('kerberos-steps - perConnect divides each step and the KDC time by the connects', () => {
     expect(perConnect({ as: 4, ccache: 0, renew: 0, tgs: 8 }, 20, 4)).toEqual({ asPerConnect: 1, ccachePerConnect: 0, renewPerConnect: 0, tgsPerConnect: 2, kdcMsPerConnect: 5 });
     expect(perConnect({ as: 1, ccache: 0, renew: 0, tgs: 10 }, 3, 10)).toEqual({ asPerConnect: 0.1, ccachePerConnect: 0, renewPerConnect: 0, tgsPerConnect: 1, kdcMsPerConnect: 0.3 });
   });
 
-  it('perConnect refuses a repetition of no connects (no figure from a division by zero)', () => {
+  it('kerberos-steps - perConnect refuses a repetition of no connects (no figure from a division by zero)', () => {
     expect(() => perConnect({ as: 0, ccache: 0, renew: 0, tgs: 0 }, 0, 0)).toThrow(RangeError);
     expect(() => perConnect({ as: 0, ccache: 0, renew: 0, tgs: 0 }, 0, Number.NaN)).toThrow(RangeError);
   });
 
-  it('kerberosSteps counts what is published while the repetition runs, and nothing after it; the sample and its metrics are kept', async () => {
+  it('kerberos-steps - counts what is published while the repetition runs, and nothing after it; the sample and its metrics are kept', async () => {
     const rep = kerberosSteps(async () => {
       kerberos.publish(step('as', 3));
       kerberos.publish(step('tgs', 1));
@@ -33,7 +33,7 @@ describe('bench kerberos-steps', () => {
     expect(sample.metrics).toEqual({ other: 7, asPerConnect: 0.5, ccachePerConnect: 0.5, renewPerConnect: 0, tgsPerConnect: 1, kdcMsPerConnect: 3 });
   });
 
-  it('kerberosSteps leaves the channel when the repetition fails', async () => {
+  it('kerberos-steps - leaves the channel when the repetition fails', async () => {
     const rep = kerberosSteps(() => Promise.reject(new Error('connect failed')));
     await expect(rep(true)).rejects.toThrow('connect failed');
     expect(kerberos.hasSubscribers).toBe(false);
