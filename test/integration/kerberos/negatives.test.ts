@@ -101,12 +101,27 @@ describe(`kerberos - negative cases against a real MIT KDC and a Kerberized ZooK
     it('negatives - a TGT of OTHER.TEST (its own KDC) asking for zookeeper/localhost@ZK.TEST, no cross-realm trust: CrossRealmError naming the service and both realms, with the KDC’s code', async () => {
       const sasl = { mechanism: 'GSSAPI' as const, principal: 'carol@OTHER.TEST', password: OTHER_PASSWORD, krb5Conf: bothConf, serviceRealm: 'ZK.TEST' };
       const { cause, text } = await connectFails(zk.connectString, sasl, CrossRealmError);
-      expect(cause.message).toMatch(/^the KDC of realm OTHER.TEST gives carol@OTHER.TEST no ticket for zookeeper\/localhost@ZK.TEST \(error \d+.*\): the service is in realm ZK.TEST, and this client follows no cross-realm path; use a principal of realm ZK.TEST/);
+      expect(cause.message).toMatch(/^the KDC of realm OTHER.TEST gives carol@OTHER.TEST no ticket for zookeeper\/localhost@ZK.TEST \(error \d+.*\): the service is in realm ZK.TEST, and this client follows no cross-realm path \(krbtgt\/ZK.TEST@OTHER.TEST\), trusted or not; use a principal of realm ZK.TEST/);
       // MIT answers a request in ZK.TEST's name without a local krbtgt/ZK.TEST as KRB_ERR_GENERIC (60).
       expect([7, 60, 68]).toContain(cause.code);
       expect(text).not.toContain(OTHER_PASSWORD);
       // Real: OTHER.TEST's KDC issued the TGT, then refused the service ticket.
       await waitFor('OTHER.TEST’s KDC to log the TGT and the refused TGS request', () => (/ISSUE: .*carol@OTHER.TEST for krbtgt\/OTHER.TEST@OTHER.TEST[^]*TGS_REQ .*carol@OTHER.TEST for zookeeper\/localhost@ZK.TEST/.test(other.log()) ? true : undefined), timing(5_000));
+    });
+
+    it('negatives - a stated limitation: with a cross-realm trust (krbtgt/ZK.TEST@OTHER.TEST, one key in both KDCs) the answer is the same CrossRealmError, the client follows no cross-realm path', async () => {
+      const trust = 'krbtgt/ZK.TEST@OTHER.TEST';
+      for (const k of [kdc, other]) k.run('kadmin.local', ['-r', k.realm, '-q', `addprinc -pw trust-Krb-31 -e aes256-cts-hmac-sha1-96:normal ${trust}`]);
+      try {
+        const sasl = { mechanism: 'GSSAPI' as const, principal: 'carol@OTHER.TEST', password: OTHER_PASSWORD, krb5Conf: bothConf, serviceRealm: 'ZK.TEST' };
+        const { cause, text } = await connectFails(zk.connectString, sasl, CrossRealmError);
+        expect(cause.message).toContain('trusted or not; use a principal of realm ZK.TEST');
+        expect(text).not.toContain('trust-Krb-31');
+        // The trust exists: OTHER.TEST's KDC has the cross-realm key.
+        expect(other.run('kadmin.local', ['-r', other.realm, '-q', `getprinc ${trust}`])).toContain(`Principal: ${trust}`);
+      } finally {
+        for (const k of [kdc, other]) k.run('kadmin.local', ['-r', k.realm, '-q', `delprinc -force ${trust}`]);
+      }
     });
 
     it('negatives - control: with the same two-realm krb5.conf, a ZK.TEST principal connects; an OTHER.TEST principal with the default service realm (its own, where zookeeper/localhost exists too) gets a ticket the server’s keytab cannot read: AuthFailed from the server, not a realm error', async () => {

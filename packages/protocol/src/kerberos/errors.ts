@@ -67,9 +67,11 @@ export class KerberosConfigError extends KerberosError {
 }
 
 /**
- * The service is in another realm than the client's TGT, and the client's KDC cannot give a
- * ticket for it (no cross-realm trust: no `krbtgt/SERVICE.REALM@CLIENT.REALM`). This client asks
- * the client realm's KDC only and follows no referral: use a principal of the service's realm.
+ * The service is in another realm than the client's TGT, and the client's KDC gives no ticket for
+ * it. Without a cross-realm trust (`krbtgt/SERVICE.REALM@CLIENT.REALM`) no client gets one; with
+ * one, this client still does not: it asks the client realm's KDC in the service realm's name and
+ * follows no cross-realm path (MIT answers both KRB_ERR_GENERIC "GET_LOCAL_TGT"). Use a principal
+ * of the service's realm.
  */
 export class CrossRealmError extends KerberosError {
   override name = 'CrossRealmError';

@@ -43,7 +43,7 @@ export function krbErrorToException(e: KrbError, context: { client: Principal; s
   const opts = { code: e.code };
   if (context.server.realm !== context.client.realm && NO_PATH_TO_REALM.has(e.code)) {
     return new CrossRealmError(
-      `the KDC of realm ${context.client.realm}${from} gives ${client} no ticket for ${server} (error ${e.code}${detail}): the service is in realm ${context.server.realm}, and this client follows no cross-realm path; use a principal of realm ${context.server.realm} (its kdc in krb5.conf), or check the serviceRealm option`,
+      `the KDC of realm ${context.client.realm}${from} gives ${client} no ticket for ${server} (error ${e.code}${detail}): the service is in realm ${context.server.realm}, and this client follows no cross-realm path (krbtgt/${context.server.realm}@${context.client.realm}), trusted or not; use a principal of realm ${context.server.realm} (its kdc in krb5.conf), or check the serviceRealm option`,
       opts,
     );
   }
