@@ -1,7 +1,8 @@
 /**
  * The runtime pass: the suite (test/runtime/suite/main.mjs) on each runtime of
- * scripts/runtimes.mjs, against one server set started here (TLS, SASL, a fault proxy) and one
- * scratch app of the packed packages (app.ts), one runtime after another.
+ * scripts/runtimes.mjs, against one server set started here (TLS, SASL, a fault proxy; a private
+ * MIT KDC and a Kerberized server where kdcMissing() allows) and one scratch app of the packed
+ * packages (app.ts), one runtime after another.
  *
  *     ZK_RUNTIMES=all npx vitest run --project integration test/runtime
  *     ZK_RUNTIMES=node22,bun npx vitest run --project integration test/runtime
@@ -20,6 +21,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePorts, timing } from '../harness/index.js';
+import { kdcMissing } from '../harness/kdc.js';
 import { buildApp, explain, run, type App, type BlockForm } from './app.js';
 import { limitationOf, LIMITATIONS } from './limitations.js';
 import { SuiteServer } from './server.js';
@@ -147,6 +149,7 @@ describe.skipIf(names.length === 0)('runtimes - the runtime suite on each runtim
     if (started.status === 'rejected') throw started.reason;
     if (built.status === 'rejected') throw built.reason;
     app = built.value;
+    if (!server.config.kerberos) process.stderr.write(`[runtime] no Kerberos checks: ${kdcMissing() ?? 'no KDC'}\n`);
     mkdirSync(RESULTS, { recursive: true });
   }, 600_000);
 
