@@ -1,4 +1,6 @@
+import { createSocket } from 'node:dgram';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -56,5 +58,40 @@ describe('kerberos/gssapi-login - the service principal and the login per option
     const options = { mechanism: 'GSSAPI' as const, principal: 'alice', password: 'x', krb5Conf: conf };
     expect(loginFor(options)).toBe(loginFor(options));
     expect(loginFor(options)).not.toBe(loginFor({ ...options }));
+  });
+
+  it('krb5.conf’s udp_preference_limit: 1 sends the AS-REQ by TCP first (as MIT), the default by UDP first', async () => {
+    // A KDC on one port, TCP and UDP, that notes which way each request came: TCP closes at once
+    // (so the client falls back to UDP), UDP answers a byte that is no Kerberos message.
+    const seen: string[] = [];
+    const udp = createSocket('udp4');
+    udp.on('message', (_m, from) => {
+      seen.push('udp');
+      udp.send(Buffer.from([0]), from.port, from.address);
+    });
+    await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
+    const port = udp.address().port;
+    const tcp = createServer((socket) => {
+      seen.push('tcp');
+      socket.destroy();
+    });
+    await new Promise<void>((resolve, reject) => tcp.once('error', reject).listen(port, '127.0.0.1', resolve));
+    try {
+      const kdcConf = (name: string, libdefaults: string) => {
+        const file = join(dir, name);
+        writeFileSync(file, `[libdefaults]\n default_realm = ZK.TEST\n${libdefaults}\n[realms]\n ZK.TEST = {\n  kdc = 127.0.0.1:${port}\n }\n`);
+        return file;
+      };
+      const firstWay = async (krb5Conf: string) => {
+        seen.length = 0;
+        await expect(new KerberosLogin({ mechanism: 'GSSAPI', principal: 'alice', password: 'x', krb5Conf }, resolver).tgt()).rejects.toThrow();
+        return [...seen];
+      };
+      expect(await firstWay(kdcConf('tcp.conf', ' udp_preference_limit = 1'))).toEqual(['tcp', 'udp']);
+      expect(await firstWay(kdcConf('default.conf', ''))).toEqual(['udp']);
+    } finally {
+      udp.close();
+      await new Promise((resolve) => tcp.close(resolve));
+    }
   });
 });

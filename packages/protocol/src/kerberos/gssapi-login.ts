@@ -16,7 +16,7 @@ import { KerberosConfigError, KerberosError, PrincipalUnknownError, TicketExpire
 import { GssInitiator } from './gss-initiator.js';
 import { keysFor, readKeytab } from './keytab.js';
 import { loadKrb5Conf, parseKdcEntry, type Krb5Config } from './krb5-conf.js';
-import type { KdcAddress } from './kdc-transport.js';
+import type { KdcAddress, KdcSendOptions } from './kdc-transport.js';
 import { NameType, parsePrincipal, tgsPrincipal, type Principal } from './principal.js';
 import { traceStep } from './trace.js';
 import { canonicalizePolicy, serviceHosts, systemResolver, type HostResolver } from './service-host.js';
@@ -62,7 +62,7 @@ const RETRY_MAX_MS = 60_000;
 
 /** One client's Kerberos identity: its configuration, its TGT, and service tickets on demand. */
 export class KerberosLogin {
-  #config: Promise<{ conf: Krb5Config; client: Principal; keys: LongTermKeys | undefined; kdcs: KdcAddress[] }> | undefined;
+  #config: Promise<{ conf: Krb5Config; client: Principal; keys: LongTermKeys | undefined; kdcs: KdcAddress[]; transport: KdcSendOptions }> | undefined;
   #tgt: Credential | undefined;
   /** The refresh under way, so a reconnect and the timer share one exchange. */
   #refreshing: Promise<Credential> | undefined;
@@ -87,7 +87,9 @@ export class KerberosLogin {
       const keys = o.keytab !== undefined ? keytabKeys(keysFor(await readKeytab(o.keytab), client, o.keytab), o.keytab) : o.password !== undefined ? passwordKeys(o.password, client) : undefined;
       const kdcs = o.kdcs ? o.kdcs.flatMap((k) => parseKdcEntry(k) ?? []) : [...(conf.realms.get(client.realm)?.kdcs ?? [])];
       if (kdcs.length === 0) throw noKdcFor(client.realm, conf, o.krb5Conf ?? process.env.KRB5_CONFIG ?? '/etc/krb5.conf');
-      return { conf, client, keys, kdcs };
+      // krb5.conf's udp_preference_limit: a message over it goes by TCP first (1 for TCP always first).
+      const transport: KdcSendOptions = conf.udpPreferenceLimit !== undefined ? { udpPreferenceLimit: conf.udpPreferenceLimit } : {};
+      return { conf, client, keys, kdcs, transport };
     })();
     return this.#config;
   }
@@ -101,9 +103,9 @@ export class KerberosLogin {
   }
 
   async #refresh(): Promise<Credential> {
-    const { client, keys, kdcs } = await this.#setup();
+    const { client, keys, kdcs, transport } = await this.#setup();
     const enctypes = this.options.enctypes ? { enctypes: this.options.enctypes } : {};
-    const tgt = keys ? await traceStep('as', client, tgsPrincipal(client.realm), () => requestTgt({ client, keys, kdcs, ...enctypes })) : await this.#fromCcache(kdcs);
+    const tgt = keys ? await traceStep('as', client, tgsPrincipal(client.realm), () => requestTgt({ client, keys, kdcs, transport, ...enctypes })) : await this.#fromCcache(kdcs, transport);
     this.#tgt = tgt;
     this.#schedule();
     return tgt;
@@ -113,7 +115,7 @@ export class KerberosLogin {
    * With only a ccache: the newer of the kept TGT and the file's (a `kinit` since is taken up),
    * renewed when past its refresh time and renewable, else used to its end.
    */
-  async #fromCcache(kdcs: readonly KdcAddress[]): Promise<Credential> {
+  async #fromCcache(kdcs: readonly KdcAddress[], transport: KdcSendOptions): Promise<Credential> {
     const kept = this.#tgt;
     const path = ccachePath(this.options.ccache);
     // Once a TGT is kept, an unreadable file is no failure: the kept one is renewed.
@@ -134,7 +136,7 @@ export class KerberosLogin {
         return newest;
       case 'renew':
         try {
-          return await traceStep('renew', newest.client, newest.server, () => renewTgt({ tgt: newest, kdcs }));
+          return await traceStep('renew', newest.client, newest.server, () => renewTgt({ tgt: newest, kdcs, transport }));
         } catch (err) {
           // Still valid: used, and renewal tried again (timer, next connection) while it lasts.
           if (newest.times.endtime.getTime() > Date.now()) return newest;
@@ -195,14 +197,14 @@ export class KerberosLogin {
 
   /** A SASL GSSAPI client for one connection to `host`. */
   async mechanism(host: string, address: string): Promise<GssapiSaslClient> {
-    const { kdcs } = await this.#setup();
+    const { kdcs, transport } = await this.#setup();
     const tgt = await this.tgt();
     const services = await this.servicePrincipals(host, address);
     const enctypes = this.options.enctypes ? { enctypes: this.options.enctypes } : {};
     for (let i = 0; ; i++) {
       try {
         const service = services[i] as Principal;
-        const ticket = await traceStep('tgs', tgt.client, service, () => requestServiceTicket({ tgt, service, kdcs, ...enctypes }));
+        const ticket = await traceStep('tgs', tgt.client, service, () => requestServiceTicket({ tgt, service, kdcs, transport, ...enctypes }));
         return new GssapiSaslClient(new GssInitiator(ticket));
       } catch (err) {
         // `fallback`: the name as given is unknown to the KDC, so the canonical one is asked for.
