@@ -41,7 +41,7 @@ export const LIMITATIONS: readonly Limitation[] = [
     reason:
       "Kerberos asks the KDC over UDP first (a small request, as MIT does), and Deno's node:dgram binds the socket to the wildcard address, which needs its own grant; " +
       "without it Deno throws NotCapable ('Requires net access to \"0.0.0.0:0\"') outside the client's reach, and the program ends. " +
-      'Grant `0.0.0.0:0` beside the KDC\'s host:port, or `--allow-net`.',
+      "Grant `0.0.0.0:0` beside the KDC's host:port, or set `udp_preference_limit = 1` in krb5.conf's [libdefaults] (the KDC asked by TCP first, UDP only when TCP fails), or `--allow-net`.",
   },
   {
     runtimes: ['deno'],

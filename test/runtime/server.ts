@@ -55,6 +55,8 @@ export interface KerberosConfig {
   /** The KDC's `host:port` (krb5.conf's kdc entry, TCP and UDP). */
   kdc: string;
   krb5Conf: string;
+  /** The same with `udp_preference_limit = 1`: the KDC asked by TCP first. */
+  tcpKrb5Conf: string;
   /** Per enctype number: a principal whose only key is of that enctype, and its password. */
   byEnctype: Record<string, { principal: string; password: string }>;
   /** A principal with a random key, and its keytab. */
@@ -88,10 +90,12 @@ async function startKerberized(): Promise<Kerberized> {
       realm: kdc.realm,
       kdc: `${kdc.host}:${kdc.port}`,
       krb5Conf: kdc.krb5Conf,
+      tcpKrb5Conf: join(kdc.dir, 'krb5-tcp.conf'),
       byEnctype,
       keytab: { principal: 'rt-keytab', file: kdc.keytab('rt-keytab') },
       ccache: { principal: 'rt-ccache', file: kdc.kinit('rt-ccache', { password: 'rt-ccache-Pw' }) },
     };
+    await writeFile(config.tcpKrb5Conf, (await readFile(kdc.krb5Conf, 'utf8')).replace('[libdefaults]\n', '[libdefaults]\n  udp_preference_limit = 1\n'));
     const ensemble = await startZooKeeper({ servers: 1, own: true, ...kerberizedServerOptions(kdc, { keytab: service }) });
     return {
       config: { connect: ensemble.servers[0]!.connectString, ...config },
