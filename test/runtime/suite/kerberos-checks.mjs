@@ -5,7 +5,8 @@
  * node:dgram and node:dns: each enctype's string-to-key (RFC 3962: PBKDF2-HMAC-SHA1; RFC 8009:
  * PBKDF2-HMAC-SHA256/384), key derivation, AES-CTS encryption and the HMACs, through a real AS and
  * TGS exchange, the AP-REQ and the SASL layer's Wrap tokens; then a keytab, a kinit ccache, whoAmI,
- * a sasl ACL and the typed errors; last, a Kerberos program under Deno's scoped permissions.
+ * a sasl ACL and the typed error of a wrong password; last, a Kerberos program under Deno's
+ * scoped permissions (limitations.ts) and with the KDC asked by TCP (udp_preference_limit = 1).
  */
 import assert from 'node:assert/strict';
 import { channel } from 'node:diagnostics_channel';
@@ -22,12 +23,12 @@ const ENCTYPES = [
 ];
 
 /** A GSSAPI client of the Kerberized server (closed after the check). */
-function krbClient(ctx, sasl, options = {}) {
+function krbClient(ctx, sasl) {
   const { connect, krb5Conf } = ctx.config.kerberos;
-  return ZooKeeper.connect(connect, { sessionTimeout: 10_000, connectTimeout: 5000, sasl: { mechanism: 'GSSAPI', krb5Conf, ...sasl }, ...options }).then((zk) => ctx.track(zk));
+  return ZooKeeper.connect(connect, { sessionTimeout: 10_000, connectTimeout: 5000, sasl: { mechanism: 'GSSAPI', krb5Conf, ...sasl } }).then((zk) => ctx.track(zk));
 }
 
-/** Runs `fn`, collecting the zk:kerberos steps published meanwhile as `step ok enctype`. */
+/** Runs `fn`; resolves with its result and the zk:kerberos messages (KerberosMessage) published meanwhile. */
 async function traced(fn) {
   const steps = [];
   const ch = channel(ChannelName.kerberos);
