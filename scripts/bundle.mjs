@@ -12,7 +12,7 @@
 // built-ins, @zk/protocol for @zk/locks, @opentelemetry/api for @zk/otel) left as imports; tsc's source maps are followed, so the
 // bundle's map names the shipped TypeScript sources. Function and class names are kept.
 // Plain JavaScript; esbuild is a dev dependency of the workspace.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -71,7 +71,7 @@ export async function bundleAll({ force = false } = {}) {
     esbuild ??= (await import(pathToFileURL(join(root, 'node_modules', 'esbuild', 'lib', 'main.js')).href)).default;
     for (const [entry, out] of stale) {
       if (!existsSync(join(dir, entry))) throw new Error(`${manifest.name}: ${entry} is not built (run tsc -b first)`);
-      await esbuild.build({
+      const result = await esbuild.build({
         absWorkingDir: dir,
         entryPoints: [entry],
         outfile: out,
@@ -83,7 +83,15 @@ export async function bundleAll({ force = false } = {}) {
         sourcemap: 'linked',
         keepNames: true,
         logLevel: 'warning',
+        write: false,
       });
+      // Each file replaced by a rename, never rewritten in place: other processes may be loading
+      // the bundle meanwhile (a test run packs the packages while others run programs on them).
+      for (const file of [...result.outputFiles].sort((a, b) => Number(a.path.endsWith('.js')) - Number(b.path.endsWith('.js')))) {
+        const tmp = `${file.path}.${process.pid}.tmp`;
+        writeFileSync(tmp, file.contents);
+        renameSync(tmp, file.path);
+      }
       written.push(join(dir, out));
     }
   }
