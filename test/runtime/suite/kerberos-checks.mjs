@@ -52,26 +52,26 @@ function causes(err) {
 }
 
 /**
- * Runs suite/krb-scoped.mjs (a keytab login, with `krb5Conf`) on the runtime; on Deno with only
+ * Runs suite/krb-scoped.mjs (a keytab login, with `krb5Conf` and `serviceHost`) on the runtime; on Deno with only
  * the grants `net` (host:port pairs) and `read` (krb5.conf and the keytab), elsewhere as any program.
  */
-function runScoped(ctx, net, krb5Conf = ctx.config.kerberos.krb5Conf) {
+function runScoped(ctx, net, krb5Conf, serviceHost) {
   const { connect, keytab } = ctx.config.kerberos;
   const [cmd] = ctx.config.run;
   const scoped = ctx.config.kind === 'deno' ? { ...ctx.config, run: [cmd, 'run', `--allow-net=${net.join(',')}`, `--allow-read=${krb5Conf},${keytab.file}`] } : ctx.config;
-  return runOnRuntime(scoped, ['suite/krb-scoped.mjs', connect, keytab.principal, keytab.file, krb5Conf], 20_000 * ctx.scale);
+  return runOnRuntime(scoped, ['suite/krb-scoped.mjs', connect, keytab.principal, keytab.file, krb5Conf, ...(serviceHost ? [serviceHost] : [])], 20_000 * ctx.scale);
 }
 
 /**
  * A check running suite/krb-scoped.mjs granted the server's and the KDC's host:port and what
  * `more(address)` adds (`address`: the server's); with the krb5.conf that asks the KDC by TCP
- * first when `tcp`.
+ * first when `tcp`, and the `serviceHost` option when given.
  */
-const scopedCheck = (name, more, tcp = false) => ({
+const scopedCheck = (name, more, { tcp = false, serviceHost } = {}) => ({
   name,
   async run(ctx) {
     const { connect, kdc, keytab, realm, krb5Conf, tcpKrb5Conf } = ctx.config.kerberos;
-    const ran = await runScoped(ctx, [connect, kdc, ...more(connect.slice(0, connect.lastIndexOf(':')))], tcp ? tcpKrb5Conf : krb5Conf);
+    const ran = await runScoped(ctx, [connect, kdc, ...more(connect.slice(0, connect.lastIndexOf(':')))], tcp ? tcpKrb5Conf : krb5Conf, serviceHost);
     assert.equal(ran.code, 0, explain('suite/krb-scoped.mjs', ran));
     assert.equal(ran.stdout.trim(), `${keytab.principal}@${realm}`);
   },
@@ -79,14 +79,16 @@ const scopedCheck = (name, more, tcp = false) => ({
 
 /**
  * Deno's limitation (limitations.ts): a program granted only the host:port pairs, then with the
- * UDP socket's grant but not the reverse lookup's, then with both (the README's workaround).
- * Elsewhere they would be the same program three times, so they run on Deno only; the
- * udp_preference_limit check after them runs everywhere.
+ * UDP socket's grant but not the reverse lookup's, then with both (the README's workaround), then
+ * the UDP grant and the service host named instead of the lookup's grant. Elsewhere they would be
+ * the same program four times, so they run on Deno only; the udp_preference_limit check after
+ * them runs everywhere.
  */
 const denoScopedChecks = [
   scopedCheck("a Kerberos program allowed only the server's and the KDC's host:port (Deno: --allow-net=ZK,KDC --allow-read=krb5.conf,keytab)", () => []),
   scopedCheck("a Kerberos program allowed the server's and the KDC's host:port and 0.0.0.0:0 (Deno: not the server's address for its reverse lookup)", () => ['0.0.0.0:0']),
   scopedCheck("a Kerberos program with the README's grants for Deno: also 0.0.0.0:0 (the KDC over UDP) and the server's address with port 0 (its reverse lookup)", (address) => ['0.0.0.0:0', `${address}:0`]),
+  scopedCheck("a Kerberos program naming the service host (serviceHost: 'localhost'), on Deno granted 0.0.0.0:0 but not the server's address with port 0", () => ['0.0.0.0:0'], { serviceHost: 'localhost' }),
 ];
 
 /** The checks, none without config.kerberos. */
@@ -168,6 +170,6 @@ export function kerberosChecks(config) {
       },
     },
     ...(config.kind === 'deno' ? denoScopedChecks : []),
-    scopedCheck("a Kerberos program with krb5.conf's udp_preference_limit = 1 (the KDC by TCP): on Deno no 0.0.0.0:0 grant, only the server's address with port 0", (address) => [`${address}:0`], true),
+    scopedCheck("a Kerberos program with krb5.conf's udp_preference_limit = 1 (the KDC by TCP): on Deno no 0.0.0.0:0 grant, only the server's address with port 0", (address) => [`${address}:0`], { tcp: true }),
   ];
 }
