@@ -4,9 +4,10 @@
  * ZooKeeper line under test (versions.ts): 5.4 (installed) with 3.8, 5.7.1 (fetched) with 3.9.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { versionManifest, zookeeperLine } from './versions.js';
 
 /** Where Debian installs jars. */
@@ -50,17 +51,59 @@ export interface CompiledJava {
 export function compileJava(sources: string[], classpath: string[], runtime: string[] = []): CompiledJava {
   const classDir = mkdtempSync(join(tmpdir(), 'zk-java-classes-'));
   try {
-    execFileSync('javac', ['-nowarn', '-d', classDir, '-cp', classpath.join(':'), ...sources], { stdio: 'pipe' });
+    javac(classDir, sources, classpath);
   } catch (err) {
     rmSync(classDir, { recursive: true, force: true });
-    const stderr = (err as { stderr?: Buffer }).stderr?.toString() ?? '';
-    throw new Error(`javac failed for ${sources.join(' ')}: ${stderr || String(err)}`);
+    throw err;
   }
   return {
     classDir,
     classpath: [classDir, ...classpath, ...runtime].join(':'),
     remove: () => rmSync(classDir, { recursive: true, force: true }),
   };
+}
+
+function javac(classDir: string, sources: readonly string[], classpath: readonly string[]): void {
+  try {
+    execFileSync('javac', ['-nowarn', '-d', classDir, '-cp', classpath.join(':'), ...sources], { stdio: 'pipe' });
+  } catch (err) {
+    const stderr = (err as { stderr?: Buffer }).stderr?.toString() ?? '';
+    throw new Error(`javac failed for ${sources.join(' ')}: ${stderr || String(err)}`);
+  }
+}
+
+/**
+ * Like {@link compileJava}, but every `.java` file of the sources' directories is compiled once
+ * for all the test files (and processes) that ask for any of them with the same classpath: the
+ * classes are kept under the temporary directory, named by a hash of every source's content and
+ * the classpath, and reused (a javac costs about 3 s of CPU; the interop files each asked for
+ * one). Two processes compiling the same set at once both compile; the first rename wins. When
+ * the whole directory does not compile, only `sources` are (into a directory of their own).
+ */
+export function compileJavaShared(sources: string[], classpath: string[], runtime: string[] = []): CompiledJava {
+  const dirs = [...new Set(sources.map((s) => dirname(s)))];
+  const all = [...new Set([...sources, ...dirs.flatMap((d) => readdirSync(d).filter((f) => f.endsWith('.java')).map((f) => join(d, f)))])].sort();
+  const hash = createHash('sha256').update(classpath.join(':'));
+  for (const file of all) hash.update(`\0${file}\0`).update(readFileSync(file));
+  const classDir = join(tmpdir(), 'zk-java-classes-shared', hash.digest('hex').slice(0, 24));
+  const shared: CompiledJava = { classDir, classpath: [classDir, ...classpath, ...runtime].join(':'), remove: () => {} };
+  if (existsSync(classDir)) return shared;
+  mkdirSync(dirname(classDir), { recursive: true });
+  const building = mkdtempSync(`${classDir}.building-`);
+  try {
+    javac(building, all, classpath);
+  } catch {
+    rmSync(building, { recursive: true, force: true });
+    return compileJava(sources, classpath, runtime);
+  }
+  try {
+    renameSync(building, classDir);
+  } catch (err) {
+    // Another process renamed the same classes first.
+    rmSync(building, { recursive: true, force: true });
+    if (!existsSync(classDir)) throw err;
+  }
+  return shared;
 }
 
 /**
@@ -83,5 +126,5 @@ export function curatorDiscoveryMissing(): string | undefined {
 export function compileCurator(sources: string[]): CompiledJava {
   const curator = versionManifest().curator;
   if (!curator) throw new Error(curatorMissing());
-  return compileJava(sources, [...curator.classpath, ...(discoveryClasspath() ?? [])], [SLF4J_NOP_JAR]);
+  return compileJavaShared(sources, [...curator.classpath, ...(discoveryClasspath() ?? [])], [SLF4J_NOP_JAR]);
 }
