@@ -3,7 +3,8 @@
  * timeout T) take 60 items; twice, a consumer that has printed `took X` but not `completing X` is
  * killed and replaced. Every item must be acknowledged exactly once (the killed consumer's item
  * goes to another consumer once its session expires). Negative control: the same run without a
- * lock path (items deleted as they are taken) loses the killed consumers' items.
+ * lock path (items deleted as they are taken) loses the killed consumers' items (and perhaps
+ * others: a take whose reply is lost loses its item too).
  *
  * A kill aimed at `took X` may land later, on a loaded machine, while the victim completes X: the
  * completion (one multi) may then be applied with no `acked X` printed. Such a kill does not count
@@ -86,7 +87,11 @@ describe('faults - queue consumers killed (SIGKILL) mid-item', () => {
         expect(verdict.missing).toEqual([]);
         expect(acked().length + inCompletion().filter((i) => !acked().includes(i)).length).toBe(ITEMS);
       } else {
-        expect([...verdict.missing].sort()).toEqual([...killedMidItem].sort());
+        // Every victim's item is lost. Others may be too: without a lock path a take is a delete,
+        // and one whose reply a consumer never saw (a connection lost under load, after which the
+        // item is gone with no telling whose delete it was: takeNormally) loses its item as well
+        // (a CI run with four files at once lost i3 beside the victims' i1 and i2).
+        expect(verdict.missing).toEqual(expect.arrayContaining(killedMidItem));
       }
     }, 90_000);
   }
