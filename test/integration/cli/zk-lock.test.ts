@@ -205,7 +205,9 @@ describe('zk-lock - status times', () => {
   it('reports how long a zk-lock holder waited and has held (its node\'s mtime marks the hold\'s start), and how long a waiter waits; a holder that recorded nothing has no hold time', async () => {
     const [a, b] = await Promise.all([space.client(), space.client()]);
     const first = await new Mutex(a, '/locks/times', { data: JSON.stringify({ host: 'lib', pid: 1 }) }).acquire();
-    const run = zkLock(['/locks/times', '--', process.execPath, '-e', 'console.log("ready"); setInterval(() => {}, 1000); process.on("SIGTERM", () => process.exit(0))']);
+    // T = 10 s, not the file's 2 s: under a loaded CI machine the holder lost its lease to a stall
+    // once, and the status then showed the next holder (unmarked) instead of its hold times.
+    const run = zkLock(['--session-timeout', '10s', '/locks/times', '--', process.execPath, '-e', 'console.log("ready"); setInterval(() => {}, 1000); process.on("SIGTERM", () => process.exit(0))']);
     await waitFor('zk-lock to queue', async () => ((await children('/locks/times')).length === 2 ? true : undefined));
     const queuedAt = Date.now();
     // The library holder (no mark): no waitedMs or heldMs, only sinceMs.

@@ -12,7 +12,7 @@ import { readStat, type Stat } from '../../../packages/protocol/src/jute/data.js
 import { writeCreateRequest, writeDeleteRequest, writeExistsRequest } from '../../../packages/protocol/src/jute/proto.js';
 import type { JuteReader } from '../../../packages/protocol/src/jute/reader.js';
 import { parseConnectString } from '../../../packages/protocol/src/session/hosts.js';
-import { timing } from '../../harness/index.js';
+import { timing, waitFor } from '../../harness/index.js';
 
 const { hosts } = parseConnectString(inject('zkConnect'));
 // Every connection goes to the same server so reads see our own writes without a sync.
@@ -155,8 +155,9 @@ describe('connection (real server) - pipelining', () => {
       expect(reply.zxid >= lastZxid).toBe(true);
       lastZxid = reply.zxid;
     });
-    expect(conn.pendingCount).toBe(0);
-    expect(conn.lastZxid).toBe(lastZxid);
+    // An idle ping may be in flight (the replies took seconds on a loaded machine): it is answered.
+    await waitFor('no request pending', () => (conn.pendingCount === 0 ? true : undefined));
+    expect(conn.lastZxid).toBeGreaterThanOrEqual(lastZxid);
   });
 });
 
