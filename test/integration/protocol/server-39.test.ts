@@ -4,7 +4,8 @@
  * wire; on 3.8 and 3.4 a create's Stat in a transaction and a check of one persistent mode beside
  * other watches fail with UnimplementedError naming 3.9 before the operation is sent (a 3.8 server
  * would apply the create and answer without the Stat, and cannot tell one mode from the others),
- * and a removal by mode leaves the server its watch (removing it there would drop the others).
+ * and so does a removal by mode, except through the remover addWatch returns, which leaves the
+ * server its watch (removing it there would drop the others).
  * CI runs this file in the 3.9 pass; the refusals run in the 3.8 pass (3.4: the transaction's
  * refusal; 3.4 has no persistent watches at all).
  */
@@ -149,20 +150,26 @@ describe('server 3.9 - watches removed and checked by their mode (ZOOKEEPER-4472
     expect(zk.watchCount).toBe(0);
   });
 
-  it('checking one persistent mode beside other watches fails with UnimplementedError before it is sent; removing one leaves the server its watch', async (ctx) => {
+  it('checking or removing one persistent mode beside other watches fails with UnimplementedError before it is sent; addWatch\'s remover leaves the server its watch', async (ctx) => {
     if (is39) ctx.skip(NEEDS_OLDER);
     if (isZooKeeper34()) ctx.skip('a 3.4 server has no persistent watches (addWatch is 3.6)');
     await zk.create('/p', '0');
     const persistent: string[] = [];
     const data: string[] = [];
-    await zk.addWatch('/p', (e) => persistent.push(e.type));
+    const remove = await zk.addWatch('/p', (e) => persistent.push(e.type));
     await zk.getData('/p', { watch: (e) => data.push(e.type) });
     const sent = await opsSentDuring(async () => {
       const check = await zk.checkWatches('/p', { kind: 'persistent' }).catch((e: unknown) => e);
       expect(check).toBeInstanceOf(UnimplementedError);
       expect((check as Error).message).toMatch(/^UNIMPLEMENTED \(checkWatches \/p\): checking one persistent watch mode beside other watches on the path needs ZooKeeper 3\.9 or newer; this server is older$/);
-      // A 3.8 server's Any would drop the data watch too: only the local registration goes.
-      await zk.removeWatches('/p', { kind: 'persistent' });
+      // A 3.8 server's Any would drop the data watch too: refused, and nothing removed.
+      const removal = await zk.removeWatches('/p', { kind: 'persistent' }).catch((e: unknown) => e);
+      expect(removal).toBeInstanceOf(UnimplementedError);
+      expect((removal as Error).message).toMatch(/^UNIMPLEMENTED \(removeWatches \/p\): removing one persistent watch mode beside other watches on the path needs ZooKeeper 3\.9 or newer; this server is older$/);
+      expect(zk.watchCount).toBe(2);
+      expect(persistent).toEqual([]);
+      // The remover a watch stream or a cache ends with drops the listener; the server keeps its watch.
+      await remove();
     });
     // Only the probe (checkWatches of type Persistent on '/', answered MARSHALLINGERROR).
     expect(sent).toEqual([OpCode.checkWatches]);

@@ -7,7 +7,8 @@
  * every 3.5+ server), and by its own mode when another is, which needs 3.9 (3.9's
  * `DataTree.removeWatch` / `containsWatcher` match `WatcherMode`): an older server cannot remove
  * or check one mode without the others, and the call fails with UnimplementedError before it is
- * sent (server-features.ts).
+ * sent (server-features.ts). The one exception is the remover that `addWatch` returns (a watch
+ * stream's or a cache's end): it drops the local listener and leaves the server its watch.
  */
 import { WatcherType } from '../constants.js';
 import type { WatchKind, WatchRegistry } from '../session/watches.js';

@@ -52,8 +52,13 @@ const serverWatcherType: Record<RemovableWatchKind, number> = {
   persistentRecursive: WatcherType.Any,
 };
 
-/** @internal See {@link ZooKeeper.removeWatches}. */
-export async function removeWatches(ctx: WatchContext, path: string, options: { kind?: RemovableWatchKind; listener?: WatchListener; local?: boolean; signal?: AbortSignal; timeout?: number }): Promise<void> {
+/**
+ * @internal See {@link ZooKeeper.removeWatches}. `cleanup` is the remover that
+ * {@link ZooKeeper.addWatch} returns (watch streams and caches end with it): where a 3.5-3.8
+ * server cannot remove one persistent mode alone, it drops the local listener and leaves the
+ * server its watch, whose events then reach nobody, instead of failing.
+ */
+export async function removeWatches(ctx: WatchContext, path: string, options: { kind?: RemovableWatchKind; listener?: WatchListener; local?: boolean; signal?: AbortSignal; timeout?: number }, cleanup = false): Promise<void> {
   validatePath(path);
   const kind = options.kind ?? 'any';
   const kinds = removable[kind];
@@ -64,9 +69,11 @@ export async function removeWatches(ctx: WatchContext, path: string, options: { 
   // The server keeps one watch per (path, kind) for the session: drop it only when no other local listener needs it.
   const othersOnSameWatch = options.listener !== undefined && matched.every((k) => watches.listeners(k, path).length > 1);
   // A persistent kind beside other kinds on the path goes by its mode, 3.9+ (watch-modes.ts). An
-  // older server would drop the others too: its watch is kept, and its extra events reach nobody.
+  // older server's Any would drop the others too: the call fails before it is sent, or, for the
+  // addWatch remover, the server's watch is kept and its extra events reach nobody.
   const { type, needs39 } = chooseWatcherType(kind, kinds, serverWatcherType[kind], watches, path);
   const serverKeeps = needs39 && !options.local && !othersOnSameWatch && !(await ctx.hasModes('removeWatches', path, options));
+  if (serverKeeps && !cleanup) throw needs39Error('removeWatches', path, 'removing one persistent watch mode beside other watches on the path', ctx.legacy());
   if (!options.local && !othersOnSameWatch && !serverKeeps) {
     const p = addChroot(ctx.chroot, path);
     const reply = await ctx.send(OpCode.removeWatches, 'removeWatches', path, (w) => proto.writeRemoveWatchesRequest(w, { path: p, type }), options);

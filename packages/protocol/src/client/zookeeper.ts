@@ -353,11 +353,14 @@ export class ZooKeeper implements AsyncDisposable {
    * Adds a persistent watch (3.6+): `listener` gets every change of `path` (data changes,
    * creation, deletion, child changes) until removed; with `recursive`, every change at any depth
    * below it too (except child-list changes, which the server does not send to recursive watches).
-   * It survives reconnects (re-registered with SetWatches2). Returns a function that removes it.
+   * It survives reconnects (re-registered with SetWatches2). Returns a function that removes it
+   * (as {@link removeWatches} of its mode and `listener`, except that where a 3.5-3.8 server
+   * cannot remove it without the path's other watches, the function drops the listener and the
+   * server keeps its watch, whose events reach nobody, until those go).
    */
   async addWatch(path: string, listener: WatchListener, options: CallOptions & { recursive?: boolean } = {}): Promise<() => Promise<void>> {
     await operations.addWatch(this.#rp, path, listener, options);
-    return () => this.removeWatches(path, { kind: options.recursive ? 'persistentRecursive' : 'persistent', listener });
+    return () => removeWatches(this.#core.watchContext, path, { kind: options.recursive ? 'persistentRecursive' : 'persistent', listener }, true);
   }
 
   /**
@@ -383,8 +386,9 @@ export class ZooKeeper implements AsyncDisposable {
    * Fails with NoWatcherError when nothing matches. A persistent kind while other kinds are
    * watched on the same path is removed on the server by its mode (`WatcherType.Persistent` /
    * `PersistentRecursive`, ZooKeeper 3.9+); a 3.5-3.8 server cannot remove one mode alone, so
-   * there only the local registration goes and the server's watch stays until the path's other
-   * watches go (its events reach no listener). Alone on its path, it goes as Any, on 3.5+.
+   * there the call fails with UnimplementedError before it is sent, and nothing is removed (`local`
+   * drops only the listener; kind `'any'` removes all the path's watches). Alone on its path, it
+   * goes as Any, on 3.5+.
    */
   removeWatches(path: string, options: CallOptions & { kind?: RemovableWatchKind; listener?: WatchListener; local?: boolean } = {}): Promise<void> {
     return removeWatches(this.#core.watchContext, path, options);
