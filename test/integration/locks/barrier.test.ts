@@ -7,7 +7,7 @@
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ANYONE_ID_UNSAFE, ChannelName, ClientClosedError, InvalidArgumentError, Perm, type ZooKeeper } from '@zk/protocol';
+import { ANYONE_ID_UNSAFE, ChannelName, ClientClosedError, CreateMode, InvalidArgumentError, Perm, type ZooKeeper } from '@zk/protocol';
 import { Barrier, BarrierAbortedError, BarrierTimeoutError, DoubleBarrier, LeaseLostError, LockAbortedError, LockStateError, LockTimeoutError } from '@zk/locks';
 import { isZooKeeper34, waitFor } from '../../harness/index.js';
 import { TestSpace } from '../../harness/fixtures.js';
@@ -216,6 +216,22 @@ describe('double barrier - DistributedDoubleBarrier layout', () => {
     expect(await space.children('/db/s')).toEqual([]);
     await Promise.all([lone.enter(), new DoubleBarrier(other, '/db/s', 2).enter()]);
     expect(await space.children('/db/s')).toHaveLength(3);
+  });
+
+  it('a ready node made after this member joined lets it through, even when the member that made it has already left again', async () => {
+    const zk = await space.client();
+    const admin = await space.admin();
+    const member = new DoubleBarrier(zk, '/db/r', 2);
+    const entering = track(member.enter({ timeout: 10_000 }));
+    await space.untilChildren('/db/r', 1);
+    // The other member enters, opens the barrier and leaves again in one step, before this one
+    // looks at the listing (seen in a CI run: this one then took ready for a stale node, deleted
+    // it, and waited out its timeout while the other waited for it to leave).
+    const other = `${space.root}/db/r/00000000-0000-4000-8000-000000000000`;
+    await admin.transaction().create(other, null, { mode: CreateMode.EPHEMERAL }).create(`${space.root}/db/r/ready`).delete(other).commit();
+    await entering.result;
+    await member.leave({ timeout: 10_000 });
+    expect(await space.children('/db/r')).toEqual([]);
   });
 });
 

@@ -68,9 +68,10 @@ export interface DoubleBarrierOptions {
  *   closed), `leave()` rejects at once with {@link LeaseLostError} (the client's `ClientClosedError`
  *   when the client was closed): the member left the barrier
  *   with its session, and the others are not waiting for it;
- * - `enter()` that finds `ready` but no other member (a round whose members all died before
- *   deleting it: `ready` is persistent) deletes the stale `ready` and counts again, where Curator
- *   lets a lone member through. Java members arriving at such a barrier still pass at once.
+ * - `enter()` that finds `ready` older than its own node and no other member (a round whose
+ *   members all died before deleting it: `ready` is persistent) deletes the stale `ready` and
+ *   counts again, where Curator lets a lone member through. Java members arriving at such a
+ *   barrier still pass at once. A `ready` newer than its own node always lets it through.
  *
  * @example
  * ```ts
@@ -136,8 +137,8 @@ export class DoubleBarrier {
     this.#name = name;
     const wait = barrierWait(this.zk, this.path, 'enter', options);
     try {
-      await this.#createMember(name, wait);
-      await this.#awaitReady(name, wait);
+      const joined = await this.#createMember(name, wait);
+      await this.#awaitReady(name, joined, wait);
       this.#state = 'inside';
     } catch (cause) {
       const err = wait.typed(cause);
@@ -193,28 +194,44 @@ export class DoubleBarrier {
     }
   }
 
-  /** Creates this member's ephemeral node; after a lost reply, NodeExists means the first create happened. */
-  async #createMember(name: string, wait: Attempt): Promise<void> {
+  /**
+   * Creates this member's ephemeral node and returns its czxid; after a lost reply, NodeExists
+   * means the first create happened (its czxid then read with `exists`).
+   */
+  async #createMember(name: string, wait: Attempt): Promise<bigint> {
+    const own = `${this.path}/${name}`;
     for (;;) {
       try {
-        await wait.race(this.zk.create(`${this.path}/${name}`, this.#data, { mode: CreateMode.EPHEMERAL, parents: 'container', acl: this.#acl, parentAcl: this.#acl }));
-        return;
+        const { stat } = await wait.race(this.zk.createWithStat(own, this.#data, { mode: CreateMode.EPHEMERAL, parents: 'container', acl: this.#acl, parentAcl: this.#acl }));
+        return stat.czxid;
       } catch (err) {
-        if (err instanceof NodeExistsError) return; // a random UUID: only our own earlier try made it
+        if (err instanceof NodeExistsError) {
+          // a random UUID: only our own earlier try made it
+          const stat = await wait.race(this.zk.exists(own));
+          if (stat !== null) return stat.czxid;
+          continue; // gone again (deleted by hand): create it anew
+        }
         if (!isRetryable(err)) throw err;
         await wait.connected(err);
       }
     }
   }
 
-  /** Resolves once `ready` exists (creating it when the count is reached); looks again after every wake-up. */
-  async #awaitReady(name: string, wait: Attempt): Promise<void> {
+  /**
+   * Resolves once `ready` exists (creating it when the count is reached); looks again after every
+   * wake-up. A `ready` made after this member's node (czxid above `joined`) opens the barrier
+   * whatever the listing now shows: its maker counted enough members, and they may all have
+   * entered and left again before this member looked (seen in a CI run: the other member of two
+   * left, this one took the ready node for a stale one, deleted it and waited out its timeout).
+   */
+  async #awaitReady(name: string, joined: bigint, wait: Attempt): Promise<void> {
     for (;;) {
       const watch = new NodeWatch(this.zk, this.#readyPath);
       try {
         const ready = await wait.race(watch.exists());
         if (ready !== null) {
           await watch.remove();
+          if (ready.czxid > joined) return;
           const others = (await this.#members(wait)).filter((m) => m !== name);
           if (others.length > 0) return;
           await this.#deleteReady(wait); // stale: left by a round whose members all died
