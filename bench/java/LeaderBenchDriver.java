@@ -6,8 +6,8 @@
 //   java -cp <curator jars>:<classes> LeaderBenchDriver latches <connect> <path> <count> <sessionTimeoutMs>
 //
 // participant: one Curator client, one LeaderLatch, for the failover workloads (this process is
-//   SIGKILLed or partitioned). Prints "READY <negotiated session timeout ms>" once connected;
-//   stdin "join" starts the latch. Prints "LEADER" from LeaderLatchListener.isLeader, "LOST
+//   SIGKILLed or partitioned). Prints "READY <negotiated session timeout ms> <session id, 0x hex>"
+//   once connected; stdin "join" starts the latch. Prints "LEADER" from LeaderLatchListener.isLeader, "LOST
 //   notLeader" from notLeader (Curator calls it when the connection is SUSPENDED, with its default
 //   error policy), "STATE <ConnectionState>" on every connection state change. When stdin ends it
 //   closes the latch and the client and exits.
@@ -39,6 +39,7 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.ZooKeeper;
 
 public final class LeaderBenchDriver {
   /** How long a client may take to connect, and a change to complete, before the driver fails. */
@@ -72,7 +73,8 @@ public final class LeaderBenchDriver {
     CuratorFramework client = client(connect, sessionTimeoutMs);
     client.getConnectionStateListenable().addListener((c, state) -> say("STATE " + state));
     if (!client.blockUntilConnected((int) WAIT_S, TimeUnit.SECONDS)) throw new IllegalStateException("not connected to " + connect);
-    say("READY " + client.getZookeeperClient().getZooKeeper().getSessionTimeout());
+    ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
+    say("READY " + zk.getSessionTimeout() + " 0x" + Long.toHexString(zk.getSessionId()));
     BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     LeaderLatch latch = null;
     for (String line; (line = stdin.readLine()) != null; ) {

@@ -26,3 +26,22 @@ export function parseWchp(text: string | undefined): Map<string, Set<string>> | 
   }
   return watchers;
 }
+
+/** One session's connection in a `cons` answer: its last operation and when the server answered it. */
+export interface ConsEntry {
+  /** `lop`: the last operation's short name (PING, SETD, SYNC, GETC, ...). */
+  readonly lastOp: string;
+  /** `lresp`: when the last response was sent, ms on the server's monotonic clock (its own origin). */
+  readonly lastResponseMs: number;
+}
+
+/**
+ * A `cons` answer as connections by session id (`0x...`, as the server prints it); connections
+ * still in their handshake (no `sid`) are left out. Undefined for a refusal or no answer.
+ */
+export function parseCons(text: string | undefined): Map<string, ConsEntry> | undefined {
+  if (text === undefined || !text.trimStart().startsWith('/')) return text?.trim() === '' ? new Map() : undefined;
+  const sessions = new Map<string, ConsEntry>();
+  for (const m of text.matchAll(/[(,]sid=(0x[0-9a-f]+),lop=(\w+),.*?,lresp=(\d+)[,)]/g)) sessions.set(m[1]!, { lastOp: m[2]!, lastResponseMs: Number(m[3]) });
+  return sessions;
+}

@@ -4,7 +4,7 @@
 //
 //   node leader-participant.mjs <connect> <path> <sessionTimeoutMs> <id> [<leaseProof> [<serverTickTime>]]
 //
-// Prints "READY <negotiated session timeout ms>" once connected; stdin "join" starts the latch.
+// Prints "READY <negotiated session timeout ms> <session id, 0x hex>" once connected; stdin "join" starts the latch.
 // Prints "LEADER" when leadership comes and "LOST <reason>" the moment its signal aborts. When
 // stdin ends it closes the latch and the session and exits.
 import { createInterface } from 'node:readline';
@@ -17,7 +17,7 @@ const proof = { ...(leaseProof ? { leaseProof } : {}), ...(tick ? { serverTickTi
 // On a secured ensemble, the settings the bench was given (bench/lib/secure.ts).
 const secured = { ...securityFromEnv().options, ...(process.env.ZK_BENCH_ACL ? { acl: parseAcl(process.env.ZK_BENCH_ACL) } : {}) };
 const zk = await ZooKeeper.connect(connect, { ...secured, ...proof, sessionTimeout: Number(timeout), connectTimeout: Math.min(Number(timeout), 15_000) });
-process.stdout.write(`READY ${zk.sessionTimeout}\n`);
+process.stdout.write(`READY ${zk.sessionTimeout} 0x${zk.sessionId.toString(16)}\n`);
 let latch;
 for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
   if (line !== 'join' || latch) continue;

@@ -18,7 +18,7 @@ import { LeaderLatch } from '@zk/locks';
 import { compileCurator, fourLetter, TcpProxy, type CompiledJava } from '@zk/test/harness';
 import type { Bench, Repetition } from '../lib/bench.js';
 import { LineChild } from '../lib/child.js';
-import { parseWchp, watchNotifications } from '../lib/fourletter.js';
+import { parseCons, parseWchp, watchNotifications } from '../lib/fourletter.js';
 import { CLIENT, WORKLOAD } from '../lib/names.js';
 import { median, type Sample } from '../lib/stats.js';
 
@@ -65,7 +65,10 @@ export async function leaderWorkloads(bench: Bench, connect: string, curator: bo
       const results: Round[] = [];
       for (let i = 0; i < (warmup ? 1 : rounds); i++) {
         const path = `${base}/leader-${how}-${client === CLIENT.ours ? 'ours' : 'curator'}-${warmup ? 'w' : 'r'}${i}`;
-        results.push(await (how === 'kill' ? killRound : cutRound)(spawn, connect, observer, path));
+        const round = await (how === 'kill' ? killRound : cutRound)(spawn, connect, observer, path);
+        results.push(round);
+        // ZK_BENCH_FAILOVER_TRACE=1: each round on stderr, for the distributions behind the medians.
+        if (process.env.ZK_BENCH_FAILOVER_TRACE === '1' && !warmup) process.stderr.write(`failover ${how} ${client} ${i}: ${JSON.stringify(round)}\n`);
       }
       return failoverSample(results, rttUs);
     };
@@ -88,6 +91,8 @@ interface Round {
   readonly nextLeaderMs: number;
   readonly deletedMs: number;
   readonly signalMs?: number;
+  /** How long before the kill (the partition) the server last answered the old leader's session, and what. */
+  readonly touch?: { readonly ms: number; readonly op: string };
 }
 
 /** Leader `a` (its own process) killed with SIGKILL; `b`, queued behind it, leads next. */
@@ -102,10 +107,13 @@ async function killRound(spawn: Spawn, connect: string, observer: ZooKeeper, pat
     await childrenAtLeast(observer, path, 2);
     const deleted = await firstDeletion(observer, path);
     await randomPhase();
+    // Asked just before the kill (after it the server drops the connection); a heartbeat sent in
+    // the few milliseconds between would go unseen.
+    const touched = await lastTouch(observer, firstServer(connect), ready.text.split(' ')[2]);
     const t0 = performance.now();
     a.child.kill('SIGKILL');
     const led = await b.line('LEADER');
-    return { sessionTimeoutMs: Number(ready.text.split(' ')[1]), nextLeaderMs: led.at - t0, deletedMs: (await deleted.at) - t0 };
+    return { sessionTimeoutMs: Number(ready.text.split(' ')[1]), nextLeaderMs: led.at - t0, deletedMs: (await deleted.at) - t0, ...touchAt(touched, t0) };
   } finally {
     await a.kill();
     await b.end();
@@ -130,13 +138,36 @@ async function cutRound(spawn: Spawn, connect: string, observer: ZooKeeper, path
     await randomPhase();
     const t0 = performance.now();
     proxy.pause('both');
+    // Asked after the cut: the server keeps the silent connection, and nothing more reaches it.
+    const touched = await lastTouch(observer, firstServer(connect), ready.text.split(' ')[2]);
     const [lost, led] = await Promise.all([a.line('LOST'), b.line('LEADER')]);
-    return { sessionTimeoutMs: Number(ready.text.split(' ')[1]), nextLeaderMs: led.at - t0, deletedMs: (await deleted.at) - t0, signalMs: lost.at - t0 };
+    return { sessionTimeoutMs: Number(ready.text.split(' ')[1]), nextLeaderMs: led.at - t0, deletedMs: (await deleted.at) - t0, signalMs: lost.at - t0, ...touchAt(touched, t0) };
   } finally {
     await a.kill();
     await proxy.close();
     await b.end();
   }
+}
+
+/**
+ * When (`performance.now()`) the server last answered session `sid`, and with what: from `cons`,
+ * whose response times are on the server's own monotonic clock, placed on ours by the observer's
+ * `exists` answered just before (the same server: standalone runs). Undefined when either
+ * session is not on `server` or `cons` is refused.
+ */
+async function lastTouch(observer: ZooKeeper, server: Server, sid: string | undefined): Promise<{ at: number; op: string } | undefined> {
+  await observer.exists('/');
+  const answered = performance.now();
+  const cons = parseCons(await fourLetter(server.host, server.port, 'cons').catch(() => undefined));
+  const mine = cons?.get(`0x${observer.sessionId.toString(16)}`);
+  const theirs = sid === undefined ? undefined : cons?.get(sid);
+  if (!mine || !theirs || mine.lastOp !== 'EXIS') return undefined;
+  return { at: answered - (mine.lastResponseMs - theirs.lastResponseMs), op: theirs.lastOp };
+}
+
+/** The round's `touch`: ms from the last answer to the kill at `t0`. */
+function touchAt(touched: { at: number; op: string } | undefined, t0: number): Pick<Round, 'touch'> {
+  return touched ? { touch: { ms: t0 - touched.at, op: touched.op } } : {};
 }
 
 /**
@@ -173,6 +204,17 @@ function failoverSample(rounds: readonly Round[], rttUs: number): Sample {
     handoverMs: median(handover),
     maxHandoverMs: Math.max(...handover),
   };
+  // Why the server expired the session when it did: it counts the timeout from its last answer to
+  // the session (`lastTouchMs` before the kill), then rounds up to its next tick (`tickWaitMs`:
+  // expiry - (timeout - lastTouchMs)); `pingShare`, how often that last answer was a heartbeat.
+  const touched = rounds.flatMap((r) => (r.touch ? [{ ...r.touch, deletedMs: r.deletedMs, timeout: r.sessionTimeoutMs }] : []));
+  if (touched.length === rounds.length) {
+    Object.assign(metrics, {
+      lastTouchMs: median(touched.map((t) => t.ms)),
+      tickWaitMs: median(touched.map((t) => t.deletedMs - (t.timeout - t.ms))),
+      pingShare: touched.filter((t) => t.op === 'PING').length / touched.length,
+    });
+  }
   const signals = rounds.flatMap((r) => (r.signalMs === undefined ? [] : [r.signalMs]));
   if (signals.length === rounds.length) {
     const gaps = rounds.map((r) => r.nextLeaderMs - r.signalMs!);
