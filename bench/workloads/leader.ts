@@ -101,6 +101,7 @@ async function killRound(spawn: Spawn, connect: string, observer: ZooKeeper, pat
   const b = spawn('next', connect, path);
   try {
     const [ready] = await Promise.all([a.line('READY', 60_000), b.line('READY', 60_000)]);
+    await randomPhase(); // the leader's heartbeats, off the server's tick (see randomPhase)
     a.send('join');
     await a.line('LEADER');
     b.send('join');
@@ -130,6 +131,7 @@ async function cutRound(spawn: Spawn, connect: string, observer: ZooKeeper, path
   const b = spawn('next', connect, path);
   try {
     const [ready] = await Promise.all([a.line('READY', 60_000), b.line('READY', 60_000)]);
+    await randomPhase(); // the leader's heartbeats, off the server's tick (see randomPhase)
     a.send('join');
     await a.line('LEADER');
     b.send('join');
@@ -177,6 +179,16 @@ function touchAt(touched: { at: number; op: string } | undefined, t0: number): P
  * round, and the failovers would all look alike (seen: 2.31-2.37 s over 8 rounds, where anything
  * from 1.33 to 2.5 s can happen). 1000 ms covers two ticks and the heartbeat interval (a third of
  * the 2 s timeout).
+ *
+ * Called twice per round. Before the kill, it places the kill at a random point of the leader's
+ * heartbeat. Before the leader joins, it places the heartbeats themselves at a random point of the
+ * tick. The server expires a session at the first tick after its last heartbeat plus the timeout,
+ * and a heartbeat comes a fixed time after the leader's last request. Without the second call,
+ * every round's chain (the previous expiry on a tick, then process start, connect, join) put the
+ * heartbeats at the same point of the tick, and each client at its own point: its start-up time.
+ * Seen at 5040246, 8 rounds per row: the wait for the tick averaged 391-448 ms in our rows and
+ * 324 ms in Curator's (SIGKILL), where a random point gives 250. That, not the client, was most
+ * of the gap between the rows' medians.
  */
 function randomPhase(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.random() * 1000));
