@@ -64,7 +64,15 @@ try {
   leases.push(
     ...(await inBatches(count, async (i) => {
       const lease = await new Mutex(sessions[i]!, `${path}/${first + i}`).acquire();
-      lease.signal.addEventListener('abort', () => void lost++, { once: true });
+      lease.signal.addEventListener(
+        'abort',
+        () => {
+          lost++;
+          // ZK_BENCH_FLEET_TRACE=1: why each lease ended, on stderr.
+          if (process.env.ZK_BENCH_FLEET_TRACE === '1') process.stderr.write(`LOST ${first + i} ${String((lease.signal.reason as Error | undefined)?.message ?? lease.signal.reason)}\n`);
+        },
+        { once: true },
+      );
       return lease;
     })),
   );
