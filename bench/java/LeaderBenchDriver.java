@@ -7,10 +7,10 @@
 //
 // participant: one Curator client, one LeaderLatch, for the failover workloads (this process is
 //   SIGKILLed or partitioned). Prints "READY <negotiated session timeout ms> <session id, 0x hex>"
-//   once connected; stdin "join" starts the latch. Prints "LEADER" from LeaderLatchListener.isLeader, "LOST
-//   notLeader" from notLeader (Curator calls it when the connection is SUSPENDED, with its default
-//   error policy), "STATE <ConnectionState>" on every connection state change. When stdin ends it
-//   closes the latch and the client and exits.
+//   once connected; stdin "join" starts the latch. Prints "LEADER" from
+//   LeaderLatchListener.isLeader, "LOST notLeader" from notLeader (Curator calls it when the
+//   connection is SUSPENDED, with its default error policy), "STATE <ConnectionState>" on every
+//   connection state change. When stdin ends it closes the latch and the client and exits.
 // latches: <count> Curator clients (one session each), one LeaderLatch each (ids p0, p1, ...).
 //   Prints "READY" once every client is connected, every latch started and one of them leads.
 //   Each stdin line "change" closes the leader's latch (its node is deleted: the next one leads)
