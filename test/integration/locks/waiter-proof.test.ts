@@ -77,6 +77,27 @@ describe('quorum proof - lock waiters', () => {
     await lease.release();
   });
 
+  it('the first lease of an idle session, wherever it falls among the pings, is not lost: the proof renews it before its at-risk line (issue 35)', async () => {
+    // Before, a lease taken when the last ping had just become confirmable was lost about T/2
+    // later (4 of 40 at T = 10 s): the proof's cadence, counted from the create, sent its writes
+    // before the create's answer could be confirmed, and the next one after the at-risk line.
+    const n = 24;
+    const sessions = await Promise.all(Array.from({ length: n }, () => space.client({ sessionTimeout: T })));
+    await idle(T);
+    const lost: string[] = [];
+    await Promise.all(
+      sessions.map(async (zk, i) => {
+        // Staggered over one ping period (T/3), so the leases fall at every phase of the pings.
+        await idle((i * T) / 3 / n);
+        const lease = await new Mutex(zk, `/idle-phase/${i}`).acquire();
+        await idle(2 * T);
+        if (lease.signal.aborted) lost.push(`${i}: ${(lease.signal.reason as Error).message}`);
+        await lease.release();
+      }),
+    );
+    expect(lost).toEqual([]);
+  });
+
   it('ExclusiveLock: the waiter that wins the race after a release leads with no proof write (its winning create proves it), and so does the next', async () => {
     const [a, b, c] = await Promise.all([0, 1, 2].map(() => space.client({ sessionTimeout: T })));
     const held = await new ExclusiveLock(a!, '/herd').acquire();

@@ -33,19 +33,44 @@ export function leaseDeadline(zk: ZooKeeper): number {
 }
 
 /**
- * Before a lease is handed out: waits (within `signal`) until its proof has at least a quarter
- * of the timeout to run (it is at risk below a sixth), so no lease is born at risk. Immediate
- * when the session's proof is fresh (a recent handshake, or the proof loop running for earlier
- * leases); the first lease on a long-idle session waits for one proof cycle.
+ * Before a lease is handed out: waits (within `signal`) until {@link proofIsFresh}, so no lease is
+ * born at risk or bound to become so. Immediate when the session's proof is fresh (a recent
+ * handshake, the proof loop running for earlier leases, or a first lease on a session whose
+ * pings the next proof request can confirm in time); else one proof cycle, or two.
  */
 export async function freshProof(zk: ZooKeeper, signal: AbortSignal): Promise<void> {
-  if (proofIsFresh(zk) || zk.leaseProof === 'off') return;
-  await zk.awaitQuorumDeadline(performance.now() + zk.sessionTimeout / 4, { signal });
+  if (zk.leaseProof === 'off') return;
+  while (!proofIsFresh(zk)) {
+    signal.throwIfAborted();
+    const t = zk.sessionTimeout;
+    const now = performance.now();
+    const target = Math.max(now + t / 4, renewalCommitted(zk, now) + t / 6);
+    // What is short is the answers' own deadline (no reply since the handshake), which a proof
+    // request would not wait for: handed out, as the monitor watches both.
+    if (zk.quorumDeadline > target) return;
+    await zk.awaitQuorumDeadline(target, { signal });
+  }
 }
 
-/** Whether a lease handed out now is born with a quarter of the timeout of proof to run: {@link freshProof} need not wait. */
+/**
+ * Whether a lease handed out now is born safe, so {@link freshProof} need not wait: its proof has
+ * at least a quarter of the timeout to run (it is at risk below a sixth), and the session's next
+ * proof request can renew it before that sixth: it proves something newer only from
+ * `zk.quorumRenewableAt` on (half a tick after the first answer newer than the proof), and then
+ * needs a round trip. A lease granted without that room, on a session that only pinged since an
+ * old proof, could find no request to renew it in time and be lost seconds after it was granted.
+ */
 export function proofIsFresh(zk: ZooKeeper): boolean {
-  return leaseDeadline(zk) > performance.now() + zk.sessionTimeout / 4;
+  const t = zk.sessionTimeout;
+  const now = performance.now();
+  const deadline = leaseDeadline(zk);
+  if (deadline <= now + t / 4) return false;
+  return zk.leaseProof === 'off' || renewalCommitted(zk, now) < deadline - t / 6;
+}
+
+/** When a renewal of the proof begun as soon as it can prove something newer has committed, at the latest (a round-trip allowance of T/20, as the client's proof timing). */
+function renewalCommitted(zk: ZooKeeper, now: number): number {
+  return Math.max(now, zk.quorumRenewableAt) + Math.max(25, zk.sessionTimeout / 20);
 }
 
 const monitors = new WeakMap<ZooKeeper, Monitor>();

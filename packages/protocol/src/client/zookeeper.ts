@@ -118,6 +118,18 @@ export class ZooKeeper implements AsyncDisposable {
     return this.#session.quorumDeadline;
   }
 
+  /**
+   * The earliest moment (`performance.now()` clock) at which a proof request could move
+   * {@link ZooKeeper.quorumDeadline}, by what the server has answered so far: a write confirms only
+   * answers that came at least half a tick (and a margin) before it was sent, so it is that long
+   * after the first answer newer than the proof; when none came yet, a round trip later too.
+   * Infinity in mode `'off'`. Locks hand out a lease only when a renewal starting then can commit
+   * before the lease would be at risk.
+   */
+  get quorumRenewableAt(): number {
+    return this.#session.quorumRenewableAt;
+  }
+
   /** How this client keeps the quorum proof (the `leaseProof` option; `'off'`: it sends nothing for it). */
   get leaseProof(): LeaseProofMode {
     return this.#session.leaseProof;

@@ -174,6 +174,10 @@ export class Connection {
   heardBy(t: number): number {
     return this.#heardLog.newestBy(t);
   }
+  /** When the oldest reply to a request sent after `sentAfter` arrived (see {@link HeardLog.firstAnsweredAfter}); Infinity when none. */
+  answeredAfter(sentAfter: number): number {
+    return this.#heardLog.firstAnsweredAfter(sentAfter);
+  }
   /** When the reply that set {@link lastHeard} arrived (performance.now()); -Infinity before the first. */
   get lastHeardAt(): number {
     return this.#lastHeardAt;

@@ -56,6 +56,23 @@ export class HeardLog {
     return found;
   }
 
+  /**
+   * When the oldest kept reply to a request sent after `sentAfter` arrived; Infinity when none.
+   * Within a bucket the newer reply replaced the older: the time may be up to a bucket later than
+   * the first such reply, never earlier, so `newestBy` of it is always newer than `sentAfter`.
+   */
+  firstAnsweredAfter(sentAfter: number): number {
+    // Binary search for the first entry with sentAt > sentAfter (send times increase).
+    let lo = this.#head;
+    let hi = this.#sentAt.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.#sentAt[mid]! > sentAfter) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo < this.#at.length ? this.#at[lo]! : Infinity;
+  }
+
   #trim(now: number): void {
     const horizon = now - this.#span;
     // Keep the newest entry before the horizon: it is still the answer "by" any later moment.

@@ -112,7 +112,7 @@ export function proofTiming(t: number, mode: LeaseProofMode = 'write', serverTic
   // No period keeps the proof young enough when the tick is most of T (a server whose
   // minSessionTimeout was lowered below 2 ticks): leases are then at risk from birth, and the
   // writes go at the round-trip allowance, not in a loop.
-  const every = Math.max(kind === 'sync' ? syncEvery : writeEvery, Math.max(25, t / 20));
+  const every = Math.max(kind === 'sync' ? syncEvery : writeEvery, allowanceFor(t));
   return { confirmAfter, syncLag, kind, every: Math.floor(every), possible: kind === undefined || writeEvery > 0 };
 }
 
@@ -130,9 +130,14 @@ export function impossibleProof(t: number, serverTickTime: number | undefined): 
   );
 }
 
+/** The round-trip allowance the proof's timing leaves a request at timeout `t`, ms. */
+function allowanceFor(t: number): number {
+  return Math.max(25, t / 20);
+}
+
 /** See {@link proofTiming}: the largest E over k with E + A + max(kE, lag) <= budget and kE >= confirmAfter + A; 0 when none. */
 function period(t: number, confirmAfter: number, lag: number): number {
-  const allowance = Math.max(25, t / 20);
+  const allowance = allowanceFor(t);
   const budget = (5 * t) / 6 - t / 10;
   let best = 0;
   for (let k = 1; k <= 16; k++) {
@@ -154,6 +159,11 @@ export interface QuorumProofHost {
    * confirms what its own server forwarded to the leader, not what an earlier one did.
    */
   heardBy(t: number): number;
+  /**
+   * On the current connection: when the oldest reply to a request sent after `sentAfter` arrived
+   * (never earlier than it did), Infinity when none.
+   */
+  answeredAfter(sentAfter: number): number;
   /**
    * Sends a proof request of `kind`. The session reports it, as every write and sync of its own,
    * through {@link QuorumProof.committed} once answered with err 0; the promise only settles.
@@ -222,6 +232,21 @@ export class QuorumProof {
   }
 
   /**
+   * The earliest moment a proof request sent could move {@link proven}, by what the server has
+   * answered so far: `confirmAfter` after the first reply to a request sent after the proof (a
+   * sync, besides, no sooner than `syncLag` after the proof); when no such reply came yet, a
+   * request must go and come back first: now plus `confirmAfter` and the round-trip allowance.
+   * Infinity in mode off.
+   */
+  get renewableAt(): number {
+    const timing = this.timing;
+    if (timing.kind === undefined) return Infinity;
+    const answered = this.#host.answeredAfter(this.#proven);
+    const at = answered < Infinity ? answered + timing.confirmAfter : performance.now() + timing.confirmAfter + allowanceFor(this.#host.timeout());
+    return timing.kind === 'sync' ? Math.max(at, this.#proven + timing.syncLag + 1) : at;
+  }
+
+  /**
    * A write (err 0 in its reply header: committed) or a sync of the session, sent at `sentAt` on
    * the current connection, was answered.
    */
@@ -233,6 +258,7 @@ export class QuorumProof {
     // mode its evidence is a tick and a half older than the write the period assumes.
     if ((kind === 'write' || timing.kind === 'sync') && sentAt > this.#lastSent) this.#lastSent = sentAt;
     if (this.#waiters.length > 0) this.#kickSoon();
+    else this.#replan();
   }
 
   /**
@@ -305,26 +331,63 @@ export class QuorumProof {
     this.#timer = undefined;
   }
 
-  /**
-   * While held and connected: a timer for when the proof must send, `every` after the newest
-   * request that proved or that the proof sent (so its own requests do not wait for each other's
-   * answers: a slow round trip must not stretch the cadence).
-   */
+  /** While held and connected: the timer for {@link nextSend}, unless one is set. */
   #schedule(): void {
     if (this.#timer !== undefined || this.#holders === 0 || !this.#host.connected()) return;
-    const { kind, every } = this.timing;
-    if (kind === undefined) return;
-    const due = Math.max(this.#lastSent, this.#lastAsked) + every - performance.now();
+    const at = this.#nextSend();
+    if (at === undefined) return;
+    const due = at - performance.now();
     this.#timer = setTimeout(() => this.#due(), due > 0 ? Math.ceil(due) : 0);
     this.#timer.unref();
+  }
+
+  /** Plans again from what is known now (an answer came); not while a wait drives the timer. */
+  #replan(): void {
+    if (this.#waiters.length > 0 || this.#holders === 0) return;
+    this.#clear();
+    this.#schedule();
   }
 
   #due(): void {
     this.#timer = undefined;
     if (this.#holders === 0 || !this.#host.connected()) return;
-    // Unless a write or sync of the session's own since the timer was set moved the due time.
-    if (Math.max(this.#lastSent, this.#lastAsked) + this.timing.every <= performance.now() + 1) this.#send();
+    // Unless a write or sync of the session's own since the timer was set moved the plan.
+    const at = this.#nextSend();
+    if (at !== undefined && at <= performance.now() + 1) this.#send();
     this.#schedule();
+  }
+
+  /**
+   * When the proof must send next, or undefined to wait for an answer (which plans again).
+   *
+   * The cadence: `every` after the newest request that proved or that the proof sent (its own
+   * requests do not wait for each other's answers: a slow round trip must not stretch it). Once
+   * running it keeps the proof young (see {@link proofTiming}). But a hold may begin on an old
+   * proof (a first lease on a session that only pinged, the handshake long past): the cadence's
+   * next request may then come too late, or prove nothing newer, before the leases' at-risk line
+   * (the proof T/6 from running out). When the cadence would send after the last moment a
+   * request can still commit before that line (less the round-trip allowance), the proof sends
+   * as soon as a request proves something newer ({@link renewableAt}), and when nothing newer
+   * was answered yet, a request now for the next one to confirm.
+   */
+  #nextSend(): number | undefined {
+    const t = this.#host.timeout();
+    const { every } = this.timing;
+    const cadence = Math.max(this.#lastSent, this.#lastAsked) + every;
+    if (cadence <= this.#proven + t - t / 6 - allowanceFor(t)) return cadence;
+    // At most MAX_IN_FLIGHT: an answer (or failure) plans again.
+    if (this.#inFlight >= MAX_IN_FLIGHT) return undefined;
+    const answered = this.#host.answeredAfter(this.#proven);
+    if (answered === Infinity) {
+      // Nothing newer than the proof was answered: one request of the proof's own on its way
+      // after the proof is enough (its answer plans again).
+      return this.#inFlight > 0 && this.#lastAsked > this.#proven ? undefined : performance.now();
+    }
+    const at = this.renewableAt;
+    // Sent at or after that moment and still out: its commit moves the proof. Not out any more
+    // (it failed): again, no sooner than an allowance after it.
+    if (this.#lastAsked >= at) return this.#inFlight > 0 ? undefined : this.#lastAsked + allowanceFor(t);
+    return at;
   }
 
   /** Sends a proof request now (when connected, the mode sends any, and not too many are out). */
@@ -333,7 +396,10 @@ export class QuorumProof {
     if (kind === undefined || !this.#host.connected() || this.#inFlight >= MAX_IN_FLIGHT) return;
     this.#inFlight++;
     this.#lastAsked = performance.now();
-    const done = () => void this.#inFlight--;
+    const done = () => {
+      this.#inFlight--;
+      this.#replan();
+    };
     // A failure (connection loss, session gone) proves nothing; the session calls
     // onConnectionChange when it is connected again.
     this.#host.send(kind).then(done, done);

@@ -101,6 +101,7 @@ export class Session {
         timeout: () => this.#negotiatedTimeout || this.#options.sessionTimeout,
         connected: () => this.#keeper.state === 'connected',
         heardBy: (t) => this.#connection?.heardBy(t) ?? -Infinity,
+        answeredAfter: (t) => this.#connection?.answeredAfter(t) ?? Infinity,
         send: (kind) => sendProofRequest(proofSender, kind),
       },
       options.serverTickTime,
@@ -178,6 +179,10 @@ export class Session {
    */
   get quorumDeadline(): number {
     return this.#proof.proven + (this.#negotiatedTimeout || this.#options.sessionTimeout);
+  }
+  /** The earliest moment a proof request could move {@link quorumDeadline} (see QuorumProof.renewableAt). */
+  get quorumRenewableAt(): number {
+    return this.#proof.renewableAt;
   }
 
   /**
