@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ZooKeeper } from '@zk/protocol';
 import { StateStub } from '../testing/fake-client.js';
-import { watchProof } from './proof.js';
+import { freshProof, proofIsFresh, watchProof } from './proof.js';
 
 /** The part of a ZooKeeper the monitor reads: state, negotiated timeout, expiry deadline. */
 class StubSession extends StateStub {
-  readonly sessionTimeout = 600;
+  readonly sessionTimeout: number = 600;
   /** Send time of the newest answered request (the stub's own clock is performance.now()). */
   heard = 0;
   /** The newest send time the quorum is known to have counted; Infinity: follows `heard`. */
@@ -168,5 +168,57 @@ describe('lease proof monitor (connected, proof growing old)', () => {
     expect(s.listeners.size).toBe(0);
     expect(vi.getTimerCount()).toBe(0);
     expect(s.holds).toBe(0);
+  });
+});
+
+describe('a lease is handed out only when its proof can be renewed in time (proofIsFresh, freshProof)', () => {
+  /** A session at T = 10 s, the tick unknown (confirmAfter 3 s, allowance 500 ms). */
+  class Fresh extends StubSession {
+    override readonly sessionTimeout: number = 10_000;
+    renewableAt = 0;
+    readonly leaseProof = 'auto';
+    waits: number[] = [];
+    get quorumRenewableAt(): number {
+      return this.renewableAt;
+    }
+    awaitQuorumDeadline(deadline: number): Promise<void> {
+      this.waits.push(deadline - performance.now());
+      this.quorum = deadline - this.sessionTimeout + 1; // the proof renewed at once
+      this.renewableAt = performance.now() + 500; // an answer newer than it came just now
+      return Promise.resolve();
+    }
+  }
+
+  it('a proof with 3.7 s to run and a quarter of T: fresh only if a request can prove something newer early enough to commit before the at-risk line (T/6 before the deadline)', () => {
+    const s = new Fresh();
+    const now = performance.now();
+    s.heard = now; // answers keep coming: the expiry deadline is not what is short
+    s.quorum = now - 6300; // deadline now + 3.7 s: more than T/4 (2.5 s), as before
+    // The first answer newer than the proof came just now: a write can confirm it 3 s from now,
+    // committed 3.5 s from now, after the at-risk line (now + 2.03 s). Not fresh.
+    s.renewableAt = now + 3000;
+    expect(proofIsFresh(asZk(s))).toBe(false);
+    // A ping newer than the proof was answered 2 s ago: confirmable 1 s from now, committed by 1.5 s.
+    s.renewableAt = now + 1000;
+    expect(proofIsFresh(asZk(s))).toBe(true);
+    // Less than a quarter of T left: never fresh, however soon a renewal could go.
+    s.quorum = now - 7600;
+    s.renewableAt = now;
+    expect(proofIsFresh(asZk(s))).toBe(false);
+  });
+
+  it('freshProof waits for a deadline that leaves a renewal room before the at-risk line, again until fresh; at once when fresh', async () => {
+    const s = new Fresh();
+    const now = performance.now();
+    s.heard = now + 20_000;
+    s.quorum = now - 6300;
+    s.renewableAt = now + 3000;
+    await freshProof(asZk(s), new AbortController().signal);
+    // renewal committed by now + 3.5 s, plus T/6: a deadline past now + 5.17 s.
+    expect(s.waits).toHaveLength(1);
+    expect(s.waits[0]).toBeCloseTo(3000 + 500 + 10_000 / 6, 0);
+    expect(proofIsFresh(asZk(s))).toBe(true);
+    await freshProof(asZk(s), new AbortController().signal);
+    expect(s.waits).toHaveLength(1);
   });
 });
