@@ -118,6 +118,40 @@ describe('observeLeader - following an election without joining', () => {
     await leader.close();
   });
 
+  it('no watch left behind when the path appears between its listing and its exists check (the exists watch and the children watch both set)', async () => {
+    // Before, the exists watch that found the path stayed registered after the children watch
+    // fired and the loop ended (a leak the interop flake hunt caught, 1 round in 9 under load).
+    // The race made certain: the path is created just before the observer's exists goes out.
+    const other = await space.client();
+    const real = await space.client();
+    let raced = false;
+    const zk = new Proxy(real, {
+      get(target, key) {
+        if (key === 'exists' && !raced) {
+          raced = true;
+          return async (path: string, options: object) => {
+            await other.create(path);
+            return target.exists(path, options);
+          };
+        }
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const ac = new AbortController();
+    const o = observe(zk, '/appears', 'latch', ac.signal);
+    expect(await o.count(1)).toEqual(['-']);
+    expect(raced).toBe(true);
+    const a = new LeaderLatch(other, '/appears', { id: 'a' });
+    a.start();
+    await a.leadership();
+    expect(await o.count(2)).toEqual(['-', 'a']);
+    ac.abort();
+    await o.done;
+    expect(real.watchCount).toBe(0);
+    await a.close();
+  });
+
   it('refuses bad input before any request', async () => {
     const zk = await space.client();
     expect(() => observeLeader(zk, '/el', { recipe: 'mutex' as never })).toThrow(InvalidArgumentError);

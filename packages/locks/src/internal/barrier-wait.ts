@@ -60,21 +60,23 @@ export function barrierWait(zk: ZooKeeper, path: string, operation: BarrierOpera
 /**
  * One one-shot watch of one node, set by {@link NodeWatch.exists}, {@link NodeWatch.getData} or
  * {@link NodeWatch.getChildren} (a queue consumer's). `fired` resolves on the node's next change
- * (not on the watch's removal). {@link NodeWatch.remove} must run on every exit: it removes the
- * watch unless it fired.
+ * (not on the watch's removal). {@link NodeWatch.remove} must run on every exit: it removes what
+ * is still registered. One NodeWatch may set two kinds (an `exists` that found the node, then a
+ * `getChildren`, as the leader observer does when the path appears between them): the one that
+ * fires is gone, the other is not, and is removed too.
  */
 export class NodeWatch {
   readonly #zk: ZooKeeper;
   readonly #path: string;
-  #done = false;
+  #removed = false;
   #request: Promise<unknown> | undefined;
-  #children = false;
+  /** The kinds requested, as `removeWatches` names them ('data' covers an exists watch). */
+  readonly #kinds = new Set<'data' | 'child'>();
   #resolve!: () => void;
   /** Resolves when the watch fires. */
   readonly fired = new Promise<void>((resolve) => (this.#resolve = resolve));
   readonly #listener = (e: WatchedEvent) => {
     if (e.type === 'DataWatchRemoved' || e.type === 'ChildWatchRemoved') return;
-    this.#done = true;
     this.#resolve();
   };
 
@@ -85,9 +87,7 @@ export class NodeWatch {
 
   /** `exists` with this watch: it fires on creation when the node is absent, else on change or deletion. */
   exists(): Promise<Stat | null> {
-    const request = this.#zk.exists(this.#path, { watch: this.#listener });
-    this.#request = request;
-    return request;
+    return this.#track('data', this.#zk.exists(this.#path, { watch: this.#listener }));
   }
 
   /**
@@ -95,33 +95,43 @@ export class NodeWatch {
    * NoNodeError and sets no watch (the reason Curator's lock reads with getData, not exists).
    */
   getData(): Promise<DataResult> {
-    const request = this.#zk.getData(this.#path, { watch: this.#listener });
-    this.#request = request;
-    return request;
+    return this.#track('data', this.#zk.getData(this.#path, { watch: this.#listener }));
   }
 
   /** `getChildren` with this watch: it fires when a child is added or removed, or the node deleted. A missing node rejects with NoNodeError. */
   getChildren(): Promise<string[]> {
-    const request = this.#zk.getChildren(this.#path, { watch: this.#listener });
-    this.#request = request;
-    this.#children = true;
-    return request;
+    return this.#track('child', this.#zk.getChildren(this.#path, { watch: this.#listener }));
   }
 
-  /** Removes the watch unless it fired (on the server when connected, else only locally). Never throws. */
+  /**
+   * Removes whatever this watch still has registered (none once a one-shot watch of each kind
+   * fired: then no request is sent): on the server when connected, else only locally. Never throws.
+   */
   async remove(): Promise<void> {
     if (this.#request) await this.#request.catch(() => undefined);
-    if (this.#done) return;
-    this.#done = true;
-    if (this.#zk.state === 'connected') {
-      try {
-        return await this.#zk.removeWatches(this.#path, { kind: this.#children ? 'child' : 'data', listener: this.#listener });
-      } catch {
-        // it fired meanwhile, the server has no removeWatches (3.4), or the connection dropped: drop the local registration below
+    if (this.#removed) return;
+    this.#removed = true;
+    for (const kind of this.#kinds) {
+      if (this.#zk.state === 'connected') {
+        try {
+          // Throws NoWatcherError before sending when nothing of this kind is registered (it fired).
+          await this.#zk.removeWatches(this.#path, { kind, listener: this.#listener });
+          continue;
+        } catch {
+          // it fired meanwhile, the server has no removeWatches (3.4), or the connection dropped: drop the local registration below
+        }
+      }
+      if (kind === 'child') this.#zk.removeLocalWatch('child', this.#path, this.#listener);
+      else {
+        this.#zk.removeLocalWatch('data', this.#path, this.#listener);
+        this.#zk.removeLocalWatch('exist', this.#path, this.#listener);
       }
     }
-    if (this.#children) return void this.#zk.removeLocalWatch('child', this.#path, this.#listener);
-    this.#zk.removeLocalWatch('data', this.#path, this.#listener);
-    this.#zk.removeLocalWatch('exist', this.#path, this.#listener);
+  }
+
+  #track<T>(kind: 'data' | 'child', request: Promise<T>): Promise<T> {
+    this.#kinds.add(kind);
+    this.#request = request;
+    return request;
   }
 }
