@@ -118,6 +118,17 @@ describe('observeLeader - following an election without joining', () => {
     await leader.close();
   });
 
+  it('no watch left behind when the loop ends while it waits for a path that does not exist (its exists watch)', async () => {
+    const zk = await space.client();
+    const ac = new AbortController();
+    const o = observe(zk, '/el/never', 'latch', ac.signal);
+    expect(await o.count(1)).toEqual(['-']);
+    expect(zk.watchCount).toBe(1);
+    ac.abort();
+    await o.done;
+    expect(zk.watchCount).toBe(0);
+  });
+
   it('no watch left behind when the path appears between its listing and its exists check (the exists watch and the children watch both set)', async () => {
     // Before, the exists watch that found the path stayed registered after the children watch
     // fired and the loop ended (a leak the interop flake hunt caught, 1 round in 9 under load).
