@@ -75,8 +75,13 @@ export class NodeWatch {
   #resolve!: () => void;
   /** Resolves when the watch fires. */
   readonly fired = new Promise<void>((resolve) => (this.#resolve = resolve));
+  /** The kinds whose one-shot watch fired (the client dropped them): nothing to remove. */
+  readonly #fired = new Set<'data' | 'child'>();
   readonly #listener = (e: WatchedEvent) => {
     if (e.type === 'DataWatchRemoved' || e.type === 'ChildWatchRemoved') return;
+    // A deletion or the session's end fires every kind on the path; a change, its own kind.
+    if (e.type !== 'NodeChildrenChanged') this.#fired.add('data');
+    if (e.type !== 'NodeCreated' && e.type !== 'NodeDataChanged') this.#fired.add('child');
     this.#resolve();
   };
 
@@ -104,17 +109,18 @@ export class NodeWatch {
   }
 
   /**
-   * Removes whatever this watch still has registered (none once a one-shot watch of each kind
-   * fired: then no request is sent): on the server when connected, else only locally. Never throws.
+   * Removes whatever this watch still has registered (nothing for a kind that fired): on the
+   * server when connected, else only locally. Never throws.
    */
   async remove(): Promise<void> {
     if (this.#request) await this.#request.catch(() => undefined);
     if (this.#removed) return;
     this.#removed = true;
     for (const kind of this.#kinds) {
+      if (this.#fired.has(kind)) continue;
       if (this.#zk.state === 'connected') {
         try {
-          // Throws NoWatcherError before sending when nothing of this kind is registered (it fired).
+          // Throws NoWatcherError before sending when nothing of this kind is registered.
           await this.#zk.removeWatches(this.#path, { kind, listener: this.#listener });
           continue;
         } catch {
