@@ -279,6 +279,7 @@ describe('quorum proof - when it sends', () => {
     off.p.hold();
     vi.advanceTimersByTime(10_000);
     expect(off.h.sent).toHaveLength(0);
+    expect(vi.getTimerCount()).toBe(0); // no timer at all, let alone one that fires again at once
     off.p.stop();
   });
 
@@ -323,17 +324,20 @@ describe('quorum proof - when it sends', () => {
     ] as const) {
       const allowance = Math.max(25, t / 20);
       let held = 0;
-      // The lease's create goes at a phase of the idle pings (every T/3), in 40 steps over two ping periods.
-      for (let step = 0; step < 40; step++) {
+      // The lease's create goes at a phase of the idle pings (every T/3), in 24 steps over two ping periods.
+      const steps = 24;
+      // The clock moves T/400 at a time (5 ms at T = 2 s): well under the round trip of T/40.
+      const grain = t / 400;
+      for (let step = 0; step < steps; step++) {
         const { h, p } = make(t, tick, mode);
         const rtt = allowance / 2;
         let lastSend = performance.now();
         p.noteHandshake(lastSend);
         const pings: number[] = [];
         const answers: Array<{ at: number; answer: () => unknown }> = [];
-        /** Advances the clock by 5 ms, pinging when idle T/3 and answering each request rtt after it went. */
+        /** Advances the clock by a grain, pinging when idle T/3 and answering each request rtt after it went. */
         const tickClock = async () => {
-          vi.advanceTimersByTime(5);
+          vi.advanceTimersByTime(grain);
           const now = performance.now();
           while (h.sent.length > answers.length + pendingOwn) answers.push({ at: h.sent[answers.length + pendingOwn]!.at + rtt, answer: () => h.answer() });
           if (now - lastSend >= t / 3) {
@@ -345,7 +349,7 @@ describe('quorum proof - when it sends', () => {
           for (const r of h.sent) lastSend = Math.max(lastSend, r.at);
         };
         let pendingOwn = 0;
-        const leaseAt = performance.now() + t + (step * (2 * t)) / 3 / 40;
+        const leaseAt = performance.now() + t + (step * (2 * t)) / 3 / steps;
         while (performance.now() < leaseAt) await tickClock();
         h.own('write'); // the lease's create
         pendingOwn = 0;
@@ -368,7 +372,7 @@ describe('quorum proof - when it sends', () => {
         p.stop();
       }
       // Most phases are fresh at once: the lease waits on the proof in few of them.
-      expect(held, `T ${t} tick ${tick} ${mode}`).toBeGreaterThanOrEqual(30);
+      expect(held, `T ${t} tick ${tick} ${mode}`).toBeGreaterThanOrEqual(18);
     }
   });
 

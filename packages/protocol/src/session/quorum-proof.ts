@@ -372,7 +372,8 @@ export class QuorumProof {
    */
   #nextSend(): number | undefined {
     const t = this.#host.timeout();
-    const { every } = this.timing;
+    const { kind, every } = this.timing;
+    if (kind === undefined) return undefined; // mode off: nothing to send, ever
     const cadence = Math.max(this.#lastSent, this.#lastAsked) + every;
     if (cadence <= this.#proven + t - t / 6 - allowanceFor(t)) return cadence;
     // At most MAX_IN_FLIGHT: an answer (or failure) plans again.
