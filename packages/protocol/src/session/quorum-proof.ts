@@ -196,6 +196,8 @@ export class QuorumProof {
   /** Send time of the proof's own newest request on the current connection. */
   #lastAsked = -Infinity;
   #timer: NodeJS.Timeout | undefined;
+  /** When {@link #timer} fires, for the plan's timer (Infinity for a wait's). */
+  #timerAt = Infinity;
   #inFlight = 0;
   /** {@link waitProven}'s callers. */
   #waiters: Array<{ done: () => boolean; settle: (err?: Error) => void }> = [];
@@ -337,13 +339,22 @@ export class QuorumProof {
     const at = this.#nextSend();
     if (at === undefined) return;
     const due = at - performance.now();
+    this.#timerAt = at;
     this.#timer = setTimeout(() => this.#due(), due > 0 ? Math.ceil(due) : 0);
     this.#timer.unref();
   }
 
-  /** Plans again from what is known now (an answer came); not while a wait drives the timer. */
+  /**
+   * Plans again from what is known now (an answer came); not while a wait drives the timer. A
+   * timer already set for no later than the new plan stays (it plans again when it fires), so a
+   * session writing often while it holds the proof does not reset a timer at every write.
+   */
   #replan(): void {
     if (this.#waiters.length > 0 || this.#holders === 0) return;
+    if (this.#timer !== undefined) {
+      const at = this.#nextSend();
+      if (at !== undefined && this.#timerAt <= at) return;
+    }
     this.#clear();
     this.#schedule();
   }
@@ -412,6 +423,7 @@ export class QuorumProof {
    */
   #kickSoon(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timerAt = Infinity;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       if (this.#waiters.length > 0) this.#send();
