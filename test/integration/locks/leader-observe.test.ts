@@ -131,7 +131,8 @@ describe('observeLeader - following an election without joining', () => {
 
   it('no watch left behind when the path appears between its listing and its exists check (the exists watch and the children watch both set)', async () => {
     // Before, the exists watch that found the path stayed registered after the children watch
-    // fired and the loop ended (a leak the interop flake hunt caught, 1 round in 9 under load).
+    // fired and the loop ended. This and the leak above are the two ways the interop flake hunt's
+    // failure (a watch left after the observer stopped, 1 round in 9 under load) could come about.
     // The race made certain: the path is created just before the observer's exists goes out.
     const other = await space.client();
     const real = await space.client();
