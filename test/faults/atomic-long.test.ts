@@ -82,9 +82,14 @@ describe('faults - AtomicLong incrementers killed, partitioned, paused and expir
       await waitFor('20 increments', () => (oks() >= 20 ? true : undefined), 10_000, 20);
 
       // SIGKILL of c0 between its `begin` and its outcome: its proxy holds its bytes, so it stalls
-      // in an increment (a request held, or a reply).
-      members.get('c0')!.proxy.pause();
-      await waitFor('c0 mid-increment', () => (lastKind('c0') === 'begin' ? true : undefined), 5000, 5);
+      // in an increment. A `begin` read from its stdout alone does not show that: a reply the proxy
+      // passed on just before the pause can still complete that increment (once in a CI run, `ok`
+      // came after the kill). A request held on the way up does: c0 sends one only inside an
+      // increment, after writing its `begin`, so that `begin` is its last line whatever the pipe
+      // has delivered yet.
+      const c0 = members.get('c0')!.proxy;
+      c0.pause();
+      await waitFor('c0 mid-increment', () => (c0.heldBytes('up') > 0 && lastKind('c0') === 'begin' ? true : undefined), 5000, 5);
       members.get('c0')!.p.proc.kill('SIGKILL');
       await members.get('c0')!.p.exited;
       const killedMidIncrement = lastKind('c0') === 'begin';
