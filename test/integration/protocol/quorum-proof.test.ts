@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 describe('quorum proof - on a real server', () => {
-  it('held: writes commit every period (455 ms at T = 2 s, the tick unknown) and the quorum deadline keeps ahead; none is counted as an application request', async () => {
+  it('held: writes commit every period (706 ms at T = 2 s, the tick unknown) and the quorum deadline keeps ahead; none is counted as an application request', async () => {
     const zk = await space.client({ sessionTimeout: 2000 });
     const proofs: ProofMessage[] = [];
     let requests = 0;
@@ -65,8 +65,8 @@ describe('quorum proof - on a real server', () => {
       await zk.close();
       await never;
       const after = proofs.length;
-      // An absence has no event to await: more than a write interval (455 ms at T = 2 s) without one.
-      await new Promise((r) => setTimeout(r, 700));
+      // An absence has no event to await: more than a write interval (706 ms at T = 2 s) without one.
+      await new Promise((r) => setTimeout(r, 900));
       expect(proofs.length).toBe(after);
     } finally {
       unsubscribe(ChannelName.proof, onProof);
@@ -109,7 +109,7 @@ describe('quorum proof - on a real server', () => {
     await zk.create('/own', Buffer.alloc(0));
     const busy = await proofsDuring(zk, async () => {
       const release = zk.holdQuorumProof();
-      // A write every 100 ms (the proof's period is 455 ms at T = 2 s): it never needs its own.
+      // A write every 100 ms (the proof's period is 706 ms at T = 2 s): it never needs its own.
       for (let i = 0; i < 20; i++) {
         await zk.setData('/own', Buffer.from([i]));
         await sleep(100);

@@ -91,7 +91,13 @@ export interface QuorumProofTiming {
  * E >= confirmAfter plus a round trip; else one k periods back), so just before the next one
  * commits the proof is E + max(kE, lag) old, lag being 0 for a write and `syncLag` for a sync.
  * E is the largest period keeping that, plus a round-trip allowance `A` = T/20 twice, under
- * 5T/6 - T/10 (a tenth of T left for slower round trips and late timers).
+ * 5T/6 - T/13 (a thirteenth of T left for slower round trips and late timers).
+ *
+ * Why a thirteenth: with the tick unknown (taken as T/2) a write confirms the answer one period
+ * back (k = 1) only when E >= 0.35 T, and that fits under the line only with a slack below T/12.
+ * At T/10 it took k = 2, a write every 0.23 T: 50% more writes, and a touch more often than the
+ * pings (see below). The slack guards liveness only: a lease is told at risk at 5T/6 whatever
+ * the period, so a late renewal loses a lease and never keeps one too long.
  *
  * Why as large as that: every request touches the session, and a session's expiry comes T after
  * its last touch. A proof sent more often than the idle pings (T/3) makes a crashed holder's
@@ -138,7 +144,7 @@ function allowanceFor(t: number): number {
 /** See {@link proofTiming}: the largest E over k with E + A + max(kE, lag) <= budget and kE >= confirmAfter + A; 0 when none. */
 function period(t: number, confirmAfter: number, lag: number): number {
   const allowance = allowanceFor(t);
-  const budget = (5 * t) / 6 - t / 10;
+  const budget = (5 * t) / 6 - t / 13;
   let best = 0;
   for (let k = 1; k <= 16; k++) {
     const e = Math.min((budget - allowance) / (k + 1), budget - allowance - lag);
