@@ -8,7 +8,7 @@ import { checkClient } from './client.js';
 /** A client with every member the recipes use, except `without`; records the requests it is asked for. */
 function fakeClient(without: string[] = []): { zk: ZooKeeper; calls: string[] } {
   const calls: string[] = [];
-  const members: Record<string, unknown> = { sessionTimeout: 6000, expiryDeadline: 0, quorumDeadline: 0, quorumRenewableAt: 0, state: 'connected' };
+  const members: Record<string, unknown> = { sessionTimeout: 6000, expiryDeadline: 0, quorumDeadline: 0, quorumRenewedBy: 0, state: 'connected' };
   for (const m of ['create', 'createWithStat', 'delete', 'exists', 'getData', 'getChildren', 'setData', 'multiRead', 'transaction', 'removeWatches', 'removeLocalWatch', 'onStateChange', 'holdQuorumProof', 'awaitQuorumDeadline']) {
     members[m] = (..._args: unknown[]) => {
       calls.push(m);

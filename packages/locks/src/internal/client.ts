@@ -28,7 +28,7 @@ const METHODS = [
 ] as const;
 
 /** The numeric properties the recipes read. */
-const NUMBERS = ['sessionTimeout', 'expiryDeadline', 'quorumDeadline', 'quorumRenewableAt'] as const;
+const NUMBERS = ['sessionTimeout', 'expiryDeadline', 'quorumDeadline', 'quorumRenewedBy'] as const;
 
 /** Clients already found complete: the check runs once per client. */
 const checked = new WeakSet<object>();

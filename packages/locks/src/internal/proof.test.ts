@@ -175,16 +175,14 @@ describe('a lease is handed out only when its proof can be renewed in time (proo
   /** A session at T = 10 s, the tick unknown (confirmAfter 3 s, allowance 500 ms). */
   class Fresh extends StubSession {
     override readonly sessionTimeout: number = 10_000;
-    renewableAt = 0;
+    /** When a renewal begun as soon as it proves something newer has committed (what the client computes). */
+    quorumRenewedBy = 0;
     readonly leaseProof = 'auto';
     waits: number[] = [];
-    get quorumRenewableAt(): number {
-      return this.renewableAt;
-    }
     awaitQuorumDeadline(deadline: number): Promise<void> {
       this.waits.push(deadline - performance.now());
       this.quorum = deadline - this.sessionTimeout + 1; // the proof renewed at once
-      this.renewableAt = performance.now() + 500; // an answer newer than it came just now
+      this.quorumRenewedBy = performance.now() + 1000; // an answer newer than it came just now
       return Promise.resolve();
     }
   }
@@ -196,14 +194,14 @@ describe('a lease is handed out only when its proof can be renewed in time (proo
     s.quorum = now - 6300; // deadline now + 3.7 s: more than T/4 (2.5 s), as before
     // The first answer newer than the proof came just now: a write can confirm it 3 s from now,
     // committed 3.5 s from now, after the at-risk line (now + 2.03 s). Not fresh.
-    s.renewableAt = now + 3000;
+    s.quorumRenewedBy = now + 3500;
     expect(proofIsFresh(asZk(s))).toBe(false);
     // A ping newer than the proof was answered 2 s ago: confirmable 1 s from now, committed by 1.5 s.
-    s.renewableAt = now + 1000;
+    s.quorumRenewedBy = now + 1500;
     expect(proofIsFresh(asZk(s))).toBe(true);
     // Less than a quarter of T left: never fresh, however soon a renewal could go.
     s.quorum = now - 7600;
-    s.renewableAt = now;
+    s.quorumRenewedBy = now + 500;
     expect(proofIsFresh(asZk(s))).toBe(false);
   });
 
@@ -212,7 +210,7 @@ describe('a lease is handed out only when its proof can be renewed in time (proo
     const now = performance.now();
     s.heard = now + 20_000;
     s.quorum = now - 6300;
-    s.renewableAt = now + 3000;
+    s.quorumRenewedBy = now + 3500;
     await freshProof(asZk(s), new AbortController().signal);
     // renewal committed by now + 3.5 s, plus T/6: a deadline past now + 5.17 s.
     expect(s.waits).toHaveLength(1);

@@ -44,7 +44,7 @@ export async function freshProof(zk: ZooKeeper, signal: AbortSignal): Promise<vo
     signal.throwIfAborted();
     const t = zk.sessionTimeout;
     const now = performance.now();
-    const target = Math.max(now + t / 4, renewalCommitted(zk, now) + t / 6);
+    const target = Math.max(now + t / 4, zk.quorumRenewedBy + t / 6);
     // What is short is the answers' own deadline (no reply since the handshake), which a proof
     // request would not wait for: handed out, as the monitor watches both.
     if (zk.quorumDeadline > target) return;
@@ -55,9 +55,9 @@ export async function freshProof(zk: ZooKeeper, signal: AbortSignal): Promise<vo
 /**
  * Whether a lease handed out now is born safe, so {@link freshProof} need not wait: its proof has
  * at least a quarter of the timeout to run (it is at risk below a sixth), and the session's next
- * proof request can renew it before that sixth: it proves something newer only from
- * `zk.quorumRenewableAt` on (half a tick after the first answer newer than the proof), and then
- * needs a round trip. A lease granted without that room, on a session that only pinged since an
+ * proof request can renew it before that sixth (`zk.quorumRenewedBy`: it proves something newer
+ * only from half a tick after the first answer newer than the proof, and then needs a round
+ * trip). A lease granted without that room, on a session that only pinged since an
  * old proof, could find no request to renew it in time and be lost seconds after it was granted.
  */
 export function proofIsFresh(zk: ZooKeeper): boolean {
@@ -65,12 +65,7 @@ export function proofIsFresh(zk: ZooKeeper): boolean {
   const now = performance.now();
   const deadline = leaseDeadline(zk);
   if (deadline <= now + t / 4) return false;
-  return zk.leaseProof === 'off' || renewalCommitted(zk, now) < deadline - t / 6;
-}
-
-/** When a renewal of the proof begun as soon as it can prove something newer has committed, at the latest (a round-trip allowance of T/20, as the client's proof timing). */
-function renewalCommitted(zk: ZooKeeper, now: number): number {
-  return Math.max(now, zk.quorumRenewableAt) + Math.max(25, zk.sessionTimeout / 20);
+  return zk.leaseProof === 'off' || zk.quorumRenewedBy < deadline - t / 6;
 }
 
 const monitors = new WeakMap<ZooKeeper, Monitor>();

@@ -7,7 +7,7 @@ import type { SessionState, ZooKeeper } from '@zk/protocol';
 export function fakeClient(overrides: Record<string, unknown> = {}): ZooKeeper {
   const fn = () => new Promise(() => undefined);
   const methods = ['create', 'createWithStat', 'delete', 'exists', 'getData', 'getChildren', 'setData', 'transaction', 'removeWatches', 'removeLocalWatch', 'holdQuorumProof', 'awaitQuorumDeadline'];
-  return { ...Object.fromEntries(methods.map((m) => [m, fn])), onStateChange: () => () => undefined, sessionTimeout: 10_000, expiryDeadline: 0, quorumDeadline: 0, quorumRenewableAt: 0, state: 'connecting', ...overrides } as unknown as ZooKeeper;
+  return { ...Object.fromEntries(methods.map((m) => [m, fn])), onStateChange: () => () => undefined, sessionTimeout: 10_000, expiryDeadline: 0, quorumDeadline: 0, quorumRenewedBy: 0, state: 'connecting', ...overrides } as unknown as ZooKeeper;
 }
 
 /**

@@ -119,15 +119,16 @@ export class ZooKeeper implements AsyncDisposable {
   }
 
   /**
-   * The earliest moment (`performance.now()` clock) at which a proof request could move
-   * {@link ZooKeeper.quorumDeadline}, by what the server has answered so far: a write confirms only
-   * answers that came at least half a tick (and a margin) before it was sent, so it is that long
-   * after the first answer newer than the proof; when none came yet, a round trip later too.
-   * Infinity in mode `'off'`. Locks hand out a lease only when a renewal starting then can commit
-   * before the lease would be at risk.
+   * When (`performance.now()` clock) a proof request sent as soon as it can move
+   * {@link ZooKeeper.quorumDeadline} has committed, with a round trip of at most T/20. By what the
+   * server has answered so far: a write confirms only answers that came at least half a tick (and
+   * a margin) before it was sent, so the earliest useful request goes that long after the first
+   * answer newer than the proof (when none came yet, a round trip later too), and never before
+   * now. Infinity in mode `'off'`. Locks hand out a lease only when this comes before the lease
+   * would be at risk.
    */
-  get quorumRenewableAt(): number {
-    return this.#session.quorumRenewableAt;
+  get quorumRenewedBy(): number {
+    return this.#session.quorumRenewedBy;
   }
 
   /** How this client keeps the quorum proof (the `leaseProof` option; `'off'`: it sends nothing for it). */

@@ -358,7 +358,7 @@ describe('quorum proof - when it sends', () => {
         pendingOwn = 0;
         while (h.sent.length > 0) await tickClock();
         const now = performance.now();
-        if (!(Math.max(now, p.renewableAt) + allowance < p.proven + t - t / 6 && p.proven + t > now + t / 4)) {
+        if (!(p.renewedBy < p.proven + t - t / 6 && p.proven + t > now + t / 4)) {
           // Not fresh: the locks wait on the proof first (covered by the waitProven cases).
           p.stop();
           continue;

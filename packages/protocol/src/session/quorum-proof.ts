@@ -255,6 +255,14 @@ export class QuorumProof {
   }
 
   /**
+   * When a proof request sent now, or at {@link renewableAt} if that is later, has committed, if
+   * its round trip takes no longer than the timing's allowance (T/20). Infinity in mode off.
+   */
+  get renewedBy(): number {
+    return Math.max(performance.now(), this.renewableAt) + allowanceFor(this.#host.timeout());
+  }
+
+  /**
    * A write (err 0 in its reply header: committed) or a sync of the session, sent at `sentAt` on
    * the current connection, was answered.
    */

@@ -180,9 +180,9 @@ export class Session {
   get quorumDeadline(): number {
     return this.#proof.proven + (this.#negotiatedTimeout || this.#options.sessionTimeout);
   }
-  /** The earliest moment a proof request could move {@link quorumDeadline} (see QuorumProof.renewableAt). */
-  get quorumRenewableAt(): number {
-    return this.#proof.renewableAt;
+  /** When a renewal of the quorum proof begun as soon as it can has committed (see QuorumProof.renewedBy). */
+  get quorumRenewedBy(): number {
+    return this.#proof.renewedBy;
   }
 
   /**
