@@ -14,7 +14,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { compileCurator, type CompiledJava } from '../harness/java.js';
+import { compileCurator, TEST_JVM_OPTIONS, type CompiledJava } from '../harness/java.js';
 import { SESSION_TIMEOUT, type FaultFixture, type Participant, type ParticipantOptions } from './fixture.js';
 
 /** The Java source. */
@@ -40,7 +40,7 @@ export class CuratorParticipants {
    * Java time falls outside its window.
    */
   async clockWindowNs(rounds = 5): Promise<bigint> {
-    const java = spawn('java', ['-cp', this.#compiled.classpath, 'CuratorFaultParticipant', '--clock'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const java = spawn('java', [...TEST_JVM_OPTIONS, '-cp', this.#compiled.classpath, 'CuratorFaultParticipant', '--clock'], { stdio: ['pipe', 'pipe', 'inherit'] });
     const lines = createInterface({ input: java.stdout })[Symbol.asyncIterator]();
     try {
       let widest = 0n;
@@ -71,7 +71,7 @@ export class CuratorParticipants {
     if (kind === 'rw' || kind === 'cheat') throw new Error(`the Curator participant takes a mutex, a semaphore or a leader election, not ${kind}`);
     const sessionTimeout = o.sessionTimeoutMs ?? SESSION_TIMEOUT;
     const args = [`${o.connect}${fx.root}`, fx.lockPath, o.who, String(o.durationMs), String(sessionTimeout), fx.resource.url, String(o.workMs), kind, String(o.permits ?? fx.capacity)];
-    const proc = spawn('java', ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-cp', this.#compiled.classpath, 'CuratorFaultParticipant', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn('java', [...TEST_JVM_OPTIONS, '-cp', this.#compiled.classpath, 'CuratorFaultParticipant', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     return fx.attach(o.who, proc, sessionTimeout);
   }
 

@@ -9,6 +9,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fourLetter, modeOf, probeMode, type ServerMode } from './fourletter.js';
 import { timing, waitFor } from './timing.js';
+import { TEST_JVM_OPTIONS } from './java.js';
 import { DEFAULT_LINE, versionManifest, zookeeperLine } from './versions.js';
 
 /** What to run a server with. */
@@ -116,7 +117,7 @@ export function serverSpec(id: number, ports: ServerPorts, role: 'participant' |
 export const DEFAULT_INIT_LIMIT = 20;
 
 /** The harness's JVM defaults: a small heap and the C1 JIT only start a server fast, which tests want more than throughput. */
-export const START_FAST_JVM_OPTIONS: readonly string[] = ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1'];
+export const START_FAST_JVM_OPTIONS: readonly string[] = ['-Xmx256m', ...TEST_JVM_OPTIONS];
 
 const children = new Set<ChildProcess>();
 let exitHookInstalled = false;

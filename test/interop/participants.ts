@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { waitFor } from '../harness/index.js';
 import { TestSpace } from '../harness/fixtures.js';
-import { compileCurator, type CompiledJava } from '../harness/java.js';
+import { compileCurator, TEST_JVM_OPTIONS, type CompiledJava } from '../harness/java.js';
 
 /** Where Node participants run (so `@zk/*` resolve to the built workspace packages). */
 const TEST_DIR = fileURLToPath(new URL('..', import.meta.url));
@@ -41,13 +41,13 @@ export class Participant {
   #exitCode: number | null | undefined;
   #waiters: (() => void)[] = [];
 
-  /** `lang` names the process in errors and hand-over counts; `command`/`args` start it. */
+  /** `lang` names the process in errors and hand-over counts; `command`/`args` start it (a `java` command with the tests' JVM options first). */
   constructor(
     readonly lang: 'java' | 'node',
     command: string,
     args: string[],
   ) {
-    this.proc = spawn(command, args, { cwd: TEST_DIR });
+    this.proc = spawn(command, command === 'java' ? [...TEST_JVM_OPTIONS, ...args] : args, { cwd: TEST_DIR });
     started.add(this);
     this.proc.stdout.on('data', (d: Buffer) => {
       this.#out += d.toString();
