@@ -27,8 +27,9 @@ export const FAILOVER_SESSION_MS = 2000;
 /** The harness servers' tick, ms. */
 const SERVER_TICK_MS = 500;
 /**
- * Our failover rows beside the default (leaseProof 'auto', the tick unknown: writes every 388 ms):
- * writes with the tick told (every 583 ms), syncs (every 292 ms), and no proof. `ZK_BENCH_PROOF_ROWS=0` leaves them out.
+ * Our failover rows beside the default (leaseProof 'auto', the tick unknown: writes every 706 ms):
+ * writes with the tick told (every 706 ms; 'auto' told the tick does the same at T = 4 ticks),
+ * syncs (every 537 ms), and no proof. `ZK_BENCH_PROOF_ROWS=0` leaves them out.
  */
 const PROOF_VARIANTS: ReadonlyArray<readonly [string, number | undefined]> =
   process.env.ZK_BENCH_PROOF_ROWS === '0' ? [] : [['write', SERVER_TICK_MS], ['sync', SERVER_TICK_MS], ['off', undefined]];

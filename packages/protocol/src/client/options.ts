@@ -188,10 +188,10 @@ export interface ClientOptions {
    * signal aborts before the ensemble could expire the session even when the session's server is
    * cut off from the leader (the locks README has each mode's cost and guarantee):
    * - `'auto'` (default): by `sync` round trips (no transaction) when {@link serverTickTime} is
-   *   set and T is at least about 4 ticks; else by writes;
+   *   set and T is at least about 4.7 ticks (where the syncs go no more often than the idle
+   *   pings); else by writes;
    * - `'write'`: by committed writes: the session's own (a lock's create and delete, fenced
-   *   writes, the application's), and a no-op multi when none came for a while (about T/3 with
-   *   the tick known, about T/4 without);
+   *   writes, the application's), and a no-op multi when none came for a while (about 0.35 T);
    * - `'sync'`: by syncs (requires {@link serverTickTime}); by writes where the negotiated timeout
    *   leaves a sync no room;
    * - `'off'`: no proof; a lease trusts its server's answers, Curator's guarantee (not kept when

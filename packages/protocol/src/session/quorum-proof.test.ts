@@ -70,7 +70,7 @@ afterEach(() => {
 });
 
 describe('quorum proof - timing', () => {
-  it("syncs where the known tick leaves room (T >= about 4 ticks), writes otherwise; 'auto' never sends more often than the writes of before did (T/6 at most)", () => {
+  it("syncs where the known tick leaves room, writes otherwise; 'auto' syncs only where that touches the session no more often than the idle pings (T >= about 4.7 ticks)", () => {
     // T = 2 ticks of 1 s (the fault suites): writes every 706 ms, 0.35 T, each confirming the
     // answer to the one before (455 ms and two back at a slack of T/10; 334 before that).
     expect(proofTiming(2000, 'auto')).toMatchObject({ confirmAfter: 600, kind: 'write', every: 706 });
@@ -82,6 +82,12 @@ describe('quorum proof - timing', () => {
     // T = 2 ticks: no room for a sync, even when asked for one.
     expect(proofTiming(4000, 'auto', 2000)).toMatchObject({ kind: 'write', every: 1412 });
     expect(proofTiming(4000, 'sync', 2000)).toMatchObject({ kind: 'write' });
+    // T = 4 ticks (the bench's failover rows: T = 2 s, tick 500 ms): a sync fits only every
+    // 0.27 T, more often than the pings (T/3), so 'auto' writes every 0.35 T; 'sync' still syncs.
+    expect(proofTiming(2000, 'auto', 500)).toMatchObject({ kind: 'write', every: 706 });
+    expect(proofTiming(2000, 'sync', 500)).toMatchObject({ kind: 'sync', every: 537 });
+    expect(proofTiming(9000, 'auto', 2000)).toMatchObject({ kind: 'write' });
+    expect(proofTiming(9500, 'auto', 2000)).toMatchObject({ kind: 'sync' });
     // The tick unknown: T/2 assumed, writes.
     expect(proofTiming(10_000, 'auto')).toMatchObject({ kind: 'write', every: 3532 });
     expect(proofTiming(10_000, 'off', 2000).kind).toBeUndefined();
@@ -96,6 +102,8 @@ describe('quorum proof - timing', () => {
           const timing = proofTiming(t, mode, tick);
           expect(timing.every, `T ${t} tick ${tick} ${mode}`).toBeGreaterThanOrEqual(before - 1);
         }
+        // 'auto' touches the session no more often than the idle pings (T/3, at most 10 s).
+        expect(proofTiming(t, 'auto', tick).every, `T ${t} tick ${tick} auto`).toBeGreaterThanOrEqual(Math.min(t / 3, 10_000));
       }
     }
   });

@@ -53,12 +53,14 @@
  * reach the follower at least every `confirmAfter`; global sessions (`localSessionsEnabled`
  * false, the default); client and server clocks advance at the same rate.
  */
+import { MAX_PING_INTERVAL } from '../connection/liveness.js';
 import { InvalidArgumentError } from '../errors.js';
 
 /**
  * How a session keeps the quorum's word that it is alive while leases rest on it:
- * - `'auto'`: syncs where the tick makes them provable with room to spare (a known
- *   `serverTickTime` of at most about T/3.4: a sync at least every T/6), writes otherwise;
+ * - `'auto'`: syncs where a known `serverTickTime` lets them go no more often than the idle pings
+ *   (every T/3; a tick of at most about T/4.7), writes otherwise: the fewest transactions that
+ *   touch the session no more often than Curator's pings do;
  * - `'write'`: committed writes (the session's own, or a no-op multi when none came);
  * - `'sync'`: syncs (needs `serverTickTime`); writes when the negotiated timeout leaves a sync no room;
  * - `'off'`: no proof: a lease trusts its server's answers, as Curator does.
@@ -111,9 +113,10 @@ export function proofTiming(t: number, mode: LeaseProofMode = 'write', serverTic
   const syncLag = Math.ceil(1.5 * tick + Math.max(50, tick / 4));
   const writeEvery = period(t, confirmAfter, 0);
   const syncEvery = period(t, confirmAfter, syncLag);
-  // 'auto' syncs only where that takes no more requests than the writes of before did (one per
-  // T/6): a sync costs the leader a round trip, not a transaction, but it is still a request.
-  const sync = mode === 'sync' ? syncEvery > 0 : mode === 'auto' && syncEvery >= t / 6;
+  // 'auto' syncs only where the syncs go no more often than the idle pings (see above): where T
+  // is 3.3 to 4.7 ticks a sync fits only at a shorter period (0.27 T at 4 ticks), which would
+  // make a crashed holder's session expire later than Curator's, so it writes there.
+  const sync = mode === 'sync' ? syncEvery > 0 : mode === 'auto' && syncEvery >= Math.min(t / 3, MAX_PING_INTERVAL);
   const kind = mode === 'off' ? undefined : sync ? 'sync' : 'write';
   // No period keeps the proof young enough when the tick is most of T (a server whose
   // minSessionTimeout was lowered below 2 ticks): leases are then at risk from birth, and the
