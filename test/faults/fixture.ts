@@ -85,6 +85,12 @@ export interface Participant {
    * running again after {@link resume}: `to` is its first logged line after SIGCONT (or its exit).
    */
   pause(): void;
+  /**
+   * SIGUSR2: the participant stops itself just before its next write in a hold where it wrote
+   * already (participant.mjs); resolves once it logged that it stops (the pause's `from`), a pause
+   * that {@link resume} ends as one from {@link pause}. Rejects after `timeoutMs`.
+   */
+  stopBeforeWrite(timeoutMs: number): Promise<void>;
   /** SIGCONT. */
   resume(): void;
 }
@@ -164,6 +170,12 @@ export class FaultFixture {
       const lines = buffered.split('\n');
       buffered = lines.pop() ?? '';
       for (const line of lines) {
+        const stopping = stoppingAt(line);
+        if (stopping !== undefined) {
+          this.#openPauses.set(o.who, { from: stopping, cont: undefined });
+          for (const wake of this.#onLine.splice(0)) wake();
+          continue;
+        }
         const e = parseEvent(line);
         if (e) {
           this.events.push(e);
@@ -206,6 +218,20 @@ export class FaultFixture {
         const now = process.hrtime.bigint();
         this.#seenRunning(o.who, now);
         this.#openPauses.set(o.who, { from: now, cont: undefined });
+      },
+      stopBeforeWrite: async (timeoutMs) => {
+        proc.kill('SIGUSR2');
+        const until = Date.now() + timeoutMs;
+        while (!this.#openPauses.has(o.who)) {
+          if (Date.now() >= until || !running) throw new Error(`${o.who} did not stop itself before a write within ${timeoutMs} ms`);
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, Math.min(100, until - Date.now()));
+            this.#onLine.push(() => {
+              clearTimeout(timer);
+              resolve();
+            });
+          });
+        }
       },
       resume: () => {
         const open = this.#openPauses.get(o.who);
@@ -354,6 +380,17 @@ export function writeEvidence(file: string, events: readonly HistoryEvent[], wri
   const lines = [...events.map((e) => ({ ...e, source: 'history' })), ...writes.map((w) => ({ kind: 'write', ...w, source: 'resource' }))];
   lines.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : 0));
   writeFileSync(file, lines.map((l) => JSON.stringify(l, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))).join('\n') + '\n');
+}
+
+/** The time a participant line `{kind: 'stopping'}` was stamped (it stops itself next: participant.mjs); undefined for any other line. */
+function stoppingAt(line: string): bigint | undefined {
+  if (!line.includes('"stopping"')) return undefined;
+  try {
+    const e = JSON.parse(line) as { kind?: unknown; t?: unknown };
+    return e.kind === 'stopping' && typeof e.t === 'string' ? BigInt(e.t) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Parses one participant line into an event; undefined if it is not one. */

@@ -110,9 +110,6 @@ export interface NemesisResult {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The writes of one hold (participant.mjs `hold`: a write, then `workMs` of sleep, three times). */
-const HOLD_WRITES = 3;
-
 /**
  * When `result` has problems, writes its history and resource writes (time-ordered JSON lines)
  * to test/.work/faults-evidence-<nemesis>.jsonl and returns the file; undefined otherwise.
@@ -187,9 +184,9 @@ export async function sigkillHolders(ctx: NemesisContext, s: Sizing & { killEver
 
 /**
  * SIGSTOP of the holder beyond the session timeout (the GC pause), `pauses` times: a slow
- * participant (`paused`, `victimWorkMs` = 400 ms after each write) is paused while it holds the
- * lock (a hold begun since it last woke) and has written, until another participant holds the
- * lock and has written; then SIGCONT. The checker excuses
+ * participant (`paused`, `victimWorkMs` = 400 ms after each write) stops itself, when told,
+ * just before a write in a hold where it has written already, until another participant holds
+ * the lock and has written; then SIGCONT. The checker excuses
  * only overlaps covered by a logged pause; the fenced resource must have rejected stale writes
  * (at least one: the test cannot pass vacuously) and accepted none; every pause must have caused
  * an overlap.
@@ -202,16 +199,11 @@ export async function sigstopHolder(ctx: NemesisContext, s: Sizing & { pauses: n
     const victim = fx.spawn({ who: 'paused', connect: ctx.connect, durationMs: s.durationMs, workMs: s.victimWorkMs ?? 400, kind: s.kind });
     const others = Math.max(1, s.processes - 1);
     let pauses = 0;
-    let resumedAt = 0n;
+    // The victim holds the lock and has written in this hold.
     const holding = () => {
-      // The victim holds the lock (acquired since it was last woken) and has written since, but
-      // not yet the last of a hold's three writes: another write follows its sleep, so it writes
-      // once woken. (Paused after the third, it woke to end the hold, wrote nothing stale and
-      // tested no fencing: the 10:03 CI run's LeaderLatch failure.)
       const acquired = [...fx.events].reverse().find((e) => e.who === 'paused' && (e.kind === 'acquired' || e.kind === 'released'));
-      if (acquired?.kind !== 'acquired' || acquired.t <= resumedAt || !fx.holders().includes('paused')) return undefined;
-      const written = fx.resource.writes.filter((w) => w.who === 'paused' && w.t > acquired.t).length;
-      return written >= 1 && written < HOLD_WRITES ? true : undefined;
+      if (acquired?.kind !== 'acquired' || !fx.holders().includes('paused')) return undefined;
+      return fx.resource.writes.some((w) => w.who === 'paused' && w.t > acquired.t) ? true : undefined;
     };
     // The victim's place was taken: with one holder at a time, anyone acquired since the pause;
     // with N permits, N others hold at once (at most N - 1 did beside the victim).
@@ -220,9 +212,14 @@ export async function sigstopHolder(ctx: NemesisContext, s: Sizing & { pauses: n
     await waitFor('the victim to hold the lock and write', holding, 20_000, 5);
     for (let i = 0; i < others; i++) contender(fx, s, i, 'q', { connect: ctx.connect, durationMs: s.durationMs - 2000, workMs: s.workMs });
     // The first pause always; more while there is time for one more round (pause, take-over, wake).
+    // Each pause is the victim's own, just before a write in a hold where it has written already
+    // (participant.mjs): woken, it writes before it can learn its lease was lost, so every pause
+    // tests the fencing. A SIGSTOP sent from here landed at any point: woken, a leader (which
+    // writes no more once its signal aborted) often learned of the loss first and wrote nothing
+    // stale (a LeaderLatch run in the 30 November flake hunt: its lease was due at risk before its
+    // next write).
     while (pauses < s.pauses && (pauses === 0 || Date.now() < fx.startedAt + s.durationMs - 8000)) {
-      if (pauses > 0) await waitFor('the victim to hold the lock and write again', holding, 30_000, 5);
-      victim.pause();
+      await victim.stopBeforeWrite(30_000);
       pauses++;
       const stoppedAt = process.hrtime.bigint();
       // Someone else holds the victim's place (the paused session expired) and has written: wake the sleeper.
@@ -230,7 +227,6 @@ export async function sigstopHolder(ctx: NemesisContext, s: Sizing & { pauses: n
       const takenAt = fx.capacity === 1 ? stoppedAt : process.hrtime.bigint();
       await waitFor('the new holder to write', () => (fx.resource.writes.some((w) => w.who !== 'paused' && w.t > takenAt) ? true : undefined), 20_000, 5);
       victim.resume();
-      resumedAt = process.hrtime.bigint();
     }
     const counts = { pauses, interleavings: 0, learned: 0 };
     return await finish(fx, nemesis, s, counts, (v) => {

@@ -86,6 +86,11 @@ async function hold(token, node, signal, mode, stopOnAbort) {
   else signal.addEventListener('abort', onLost, { once: true });
   for (let k = 0; k < 3; k++) {
     if (stopOnAbort && signal.aborted) break;
+    if (stopBeforeWrite && k > 0 && mode === 'write') {
+      stopBeforeWrite = false;
+      log({ kind: 'stopping' });
+      process.kill(process.pid, 'SIGSTOP');
+    }
     // "I think I hold it": unless told to stop, the write goes out whatever happened meanwhile.
     if (mode === 'write') await write(token, node);
     await sleep(Number(workText));
@@ -93,6 +98,17 @@ async function hold(token, node, signal, mode, stopOnAbort) {
   log({ kind: 'released' });
   signal.removeEventListener('abort', onLost);
 }
+
+// The SIGSTOP nemesis's pause at a fixed point (nemeses.ts, sigstopHolder): told by SIGUSR2, the
+// participant stops itself (logging `stopping` first) just before its next write in a hold where it
+// has written already, after it checked its signal. Woken, that write goes out before any timer
+// can tell it the lease was lost: a GC pause between the check and the write, the case fencing is
+// for. (A SIGSTOP from outside lands anywhere: a leader then often learns of its loss first and
+// writes nothing stale, which tested no fencing.)
+let stopBeforeWrite = false;
+process.on('SIGUSR2', () => {
+  stopBeforeWrite = true;
+});
 
 const failed = async (err, what = '') => {
   log({ kind: 'error', message: `${what}${String(err?.message ?? err)}` });
