@@ -149,10 +149,11 @@ export class ZooKeeper implements AsyncDisposable {
   /**
    * Keeps {@link ZooKeeper.quorumDeadline} advancing until the returned function is called: when
    * the session sent no write or sync for the `leaseProof` mode's period (about 0.35 T), one of
-   * its own: a sync where the tick allows, else a no-op write (a multi of one root `check`). Counted: one loop per session, silent once the last
-   * holder released it (and always in mode `'off'`). While held, `lost` is reported by this
-   * deadline; a server cut off from the leader stops answering, so the liveness rule (2T/3
-   * without a reply) drops the connection and the session moves to another server.
+   * its own: a sync where the tick allows, else a no-op write (a multi of one root `check`).
+   * Counted: one loop per session, silent once the last holder released it (and always in mode
+   * `'off'`). While held, `lost` is reported by this deadline; a server cut off from the leader
+   * stops answering, so the liveness rule (2T/3 without a reply) drops the connection and the
+   * session moves to another server.
    *
    * @example
    * ```ts
