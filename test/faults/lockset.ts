@@ -148,7 +148,7 @@ export class LockSetRun {
     for (let i = from; ; ) {
       for (; i < this.lines.length; i++) if (match(this.lines[i]!)) return this.lines[i]!;
       const left = deadline - performance.now();
-      if (left <= 0) throw new Error(`no matching participant line within ${timeoutMs} ms`);
+      if (left <= 0) throw new Error(`no matching participant line within ${timeoutMs} ms; the last lines: ${this.lines.slice(-8).map((l) => JSON.stringify(l)).join(' ')}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.#onLine.push(() => (clearTimeout(timer), resolve()));

@@ -11,5 +11,6 @@ export function report(result: NemesisResult, extra: Record<string, unknown> = {
   recordRow(result.row);
   console.log(`${result.row.nemesis}: ${JSON.stringify({ ...result.counts, ...extra, acquisitions: result.row.acquisitions, errors: result.row.participantErrors, ms: result.row.durationMs })}`);
   const evidence = keepEvidence(result);
-  expect(result.problems, `history kept in ${evidence}`).toEqual([]);
+  // The problems in the message too: a report (vitest's JSON) shows the array only as `[ Array(n) ]`.
+  expect(result.problems, `history kept in ${evidence}; ${result.problems.join('; ')}`).toEqual([]);
 }
