@@ -6,6 +6,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
@@ -13,6 +14,7 @@ import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
+import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.retry.RetryOneTime;
 
 /**
@@ -38,11 +40,21 @@ final class Interop {
    */
   static CuratorFramework connect(String connect, int sessionTimeoutMs) throws InterruptedException {
     CuratorFramework client = CuratorFrameworkFactory.newClient(connect, sessionTimeoutMs, 10_000, new RetryOneTime(100));
+    // Curator hands the CONNECTED state to its listeners from a thread of its own, which can come
+    // after blockUntilConnected returned: a recipe started next would then hear it, and
+    // PathChildrenCache reports CONNECTED as CONNECTION_RECONNECTED (a CI run's interop cache
+    // test saw one that ours, rightly, did not). So the client is returned once it has been told.
+    CountDownLatch told = new CountDownLatch(1);
+    ConnectionStateListener first = (c, state) -> {
+      if (state.isConnected()) told.countDown();
+    };
+    client.getConnectionStateListenable().addListener(first);
     client.start();
-    if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
+    if (!client.blockUntilConnected(30, TimeUnit.SECONDS) || !told.await(30, TimeUnit.SECONDS)) {
       client.close();
       throw new IllegalStateException("not connected to " + connect);
     }
+    client.getConnectionStateListenable().removeListener(first);
     return client;
   }
 
