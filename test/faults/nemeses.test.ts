@@ -59,10 +59,7 @@ describe.skipIf(soak)('faults - nemeses', () => {
   }, 90_000 * SCALE);
 
   it.skipIf(process.env.ZK_CONNECT)(`leader killed and restarted every few seconds on a 3-node ensemble: exclusion holds${withJava}`, async () => {
-    // 24 s: kills come every 2.5 s or once the last killed server is back, whichever is later, and
-    // a JVM's restart took over 5 s on a machine loaded past the flake hunt's two busy loops: in
-    // 18 s that left 2 kills of the 3 required (twice in the hunt of 30 November).
-    report(await leaderKills({ root: space.root }, { processes: 5, durationMs: 24_000 * SCALE, workMs: 20, killEveryMs: 2500, minKills: 3, minPerSecond: MIN_RATE.leader, curator, javas: 1 }));
+    report(await leaderKills({ root: space.root }, { processes: 5, durationMs: 18_000 * SCALE, workMs: 20, killEveryMs: 2500, minKills: 3, minPerSecond: MIN_RATE.leader, curator, javas: 1 }));
   }, 120_000 * SCALE);
 
   it('SIGKILL of random holders of a ReadWriteLock (random read and write holds): no reader overlaps a writer', async () => {
