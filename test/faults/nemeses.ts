@@ -306,15 +306,28 @@ export async function leaderKills(ctx: Omit<NemesisContext, 'connect'>, s: Sizin
       for (let i = 0; i < s.processes; i++) contender(fx, s, i, 'l', { connect: ensemble.connectString, durationMs: s.durationMs, workMs: s.workMs, sessionTimeoutMs: 6000 });
       let kills = 0;
       const deadline = fx.startedAt + s.durationMs - 5000;
+      // Under load a JVM restart takes seconds, and the next kill waits for it, so a slow machine
+      // fits fewer kills into the window: the run then goes on, up to half its length again,
+      // until it has its minimum, with fresh participants that live to the extended end (the
+      // first ones stop at their duration).
+      const extended = deadline + s.durationMs / 2;
+      const end = () => (kills < s.minKills ? extended : deadline);
+      let refreshed = false;
       // A killed server restarts (a JVM start: seconds on a loaded machine) while the schedule's
       // interval runs, not after it; the next kill waits for it, so never two servers are down.
       let restarting: Promise<void> | undefined;
-      while (Date.now() < deadline) {
+      while (Date.now() < end()) {
         await sleep(s.killEveryMs); // the nemesis's schedule
         await restarting;
-        if (Date.now() >= deadline) break;
-        const leader = await ensemble.leader();
-        if (!leader) continue;
+        if (Date.now() >= end()) break;
+        if (kills < s.minKills && !refreshed && Date.now() >= deadline - s.killEveryMs) {
+          for (let i = 0; i < s.processes; i++) fx.spawn({ who: `lx${i}`, kind: s.kind, connect: ensemble.connectString, durationMs: extended - Date.now() + 5000, workMs: s.workMs, sessionTimeoutMs: 6000 });
+          refreshed = true;
+        }
+        // The leader the servers agree on: every running server has joined (so the kill leaves a
+        // quorum), and an election still under way is waited out rather than skipped.
+        const leader = await ensemble.waitForQuorum(Math.max(1000, end() - Date.now())).catch(() => undefined);
+        if (!leader || Date.now() >= end()) continue;
         await leader.kill();
         kills++;
         restarting = leader.start();

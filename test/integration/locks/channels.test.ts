@@ -81,7 +81,10 @@ describe('lock channels', () => {
     const mutex = new Mutex(a, '/busy');
     await mutex.run(async () => {
       await mutex.run(() => undefined); // reentrant: no second trace
-      await expect(new Mutex(b, '/busy').acquire({ timeout: 50 })).rejects.toBeInstanceOf(LockTimeoutError);
+      // Long enough for the wait's create and first listing (which tell its position) on a loaded
+      // machine: a 50 ms timeout once ran out before the listing came back, and the trace then
+      // rightly had no position.
+      await expect(new Mutex(b, '/busy').acquire({ timeout: 1500 })).rejects.toBeInstanceOf(LockTimeoutError);
     });
     const [held, timedOut, ...rest] = rec.traces();
     expect(rest).toEqual([]);

@@ -130,7 +130,8 @@ describe('@zk/otel locks', () => {
     otel = instrumented();
     const [a, b] = await Promise.all([space.client(), space.client()]);
     const held = await new Mutex(a, '/busy').acquire();
-    await expect(new Mutex(b, '/busy').acquire({ timeout: 100 })).rejects.toBeInstanceOf(LockTimeoutError);
+    // Long enough for the wait's first listing (its position) on a loaded machine.
+    await expect(new Mutex(b, '/busy').acquire({ timeout: 1500 })).rejects.toBeInstanceOf(LockTimeoutError);
     expect(await new Mutex(b, '/busy').tryAcquire()).toBeUndefined();
     await held.release();
     const [ok, timedOut, tried] = otel.named('lock.acquire mutex /busy');
