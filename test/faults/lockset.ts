@@ -148,12 +148,19 @@ export class LockSetRun {
     for (let i = from; ; ) {
       for (; i < this.lines.length; i++) if (match(this.lines[i]!)) return this.lines[i]!;
       const left = deadline - performance.now();
-      if (left <= 0) throw new Error(`no matching participant line within ${timeoutMs} ms; the last lines: ${this.lines.slice(-8).map((l) => JSON.stringify(l)).join(' ')}`);
+      if (left <= 0) throw new Error(`no matching participant line within ${timeoutMs} ms; each participant's last lines: ${this.lastLines(4)}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.#onLine.push(() => (clearTimeout(timer), resolve()));
       });
     }
+  }
+
+  /** Each participant's last `n` lines (the busy ones would crowd a quiet one out of the last lines overall). */
+  lastLines(n: number): string {
+    const by = new Map<string, LockSetLine[]>();
+    for (const l of this.lines) by.set(l.who, [...(by.get(l.who) ?? []), l].slice(-n));
+    return [...by.values()].flat().map((l) => JSON.stringify(l)).join(' ');
   }
 
   /** SIGSTOP / SIGCONT of one participant. */
