@@ -102,6 +102,19 @@ describe('layers - imports', () => {
     expect(top.length, top.join(' ')).toBeLessThanOrEqual(8);
   });
 
+  it('no source file of any package passes 500 lines (the Jute record table aside)', () => {
+    // Files that fit in one head (issue 36): a file that grows past this splits along a seam.
+    const all = (dir: string): string[] =>
+      readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? all(join(dir, n)) : n.endsWith('.ts') && !n.endsWith('.test.ts') ? [join(dir, n)] : []));
+    const long = readdirSync(root)
+      .filter((n) => existsSync(join(root, n, 'src')))
+      .flatMap((pkg) => all(join(root, pkg, 'src')))
+      .filter((f) => relative(root, f) !== join('protocol', 'src', 'jute', 'proto.ts'))
+      .map((f) => `${relative(root, f)}: ${readFileSync(f, 'utf8').split('\n').length - 1} lines`)
+      .filter((line) => Number(/(\d+) lines$/.exec(line)![1]) > 500);
+    expect(long).toEqual([]);
+  });
+
   it('no import cycles in any package, type imports included', () => {
     // Every relative import of the packages' sources (src/testing too, not the tests): static, type-only,
     // re-exports and import('...') types. Strongly connected groups of files, as paths from src/.

@@ -95,24 +95,19 @@ export class ZooKeeper implements AsyncDisposable {
     return this.#session.negotiatedTimeout;
   }
   /**
-   * The earliest moment, on the `performance.now()` clock, at which the ensemble may expire this
-   * session if it hears nothing more from it: the send time of the newest request or ping a server
-   * answered, plus the negotiated timeout (a server expires a session one timeout after it last
-   * heard from it, and it heard that request no earlier than it was sent). When no server has
-   * answered since, the session is reported `lost` just before this moment (T/50, at most 50 ms,
-   * ahead of it); a lease must be given up before it. A handshake alone does not move it.
+   * The earliest moment (`performance.now()` clock) at which the ensemble may expire this session
+   * if it hears nothing more: the send time of the newest request or ping a server answered, plus
+   * the negotiated timeout. With no answer since, the session is reported `lost` just before it
+   * (T/50, at most 50 ms, ahead); a lease must be given up before it. A handshake does not move it.
    */
   get expiryDeadline(): number {
     return this.#session.expiryDeadline;
   }
   /**
-   * The earliest moment (`performance.now()` clock) at which the ensemble may expire this session,
-   * by evidence that passed through the leader (a cut-off follower keeps answering for syncLimit
-   * ticks while the leader, which alone expires sessions, hears nothing): a committed write of the
-   * session sent at least half a tick after the reply it confirms, a sync (the same, 1.5 ticks and
-   * a margin earlier), or a handshake. While the proof is held ({@link ZooKeeper.holdQuorumProof})
-   * the client sends its own when none came for a while. Assumptions: the protocol README's "What
-   * a lease rests on".
+   * {@link expiryDeadline} by evidence that passed through the leader, which alone expires sessions
+   * (a cut-off follower keeps answering for syncLimit ticks): a committed write of the session, a
+   * sync (1.5 ticks and a margin earlier), or a handshake. While held ({@link holdQuorumProof}) the
+   * client sends its own when none came for a while. The protocol README's "What a lease rests on".
    */
   get quorumDeadline(): number {
     return this.#session.quorumDeadline;
@@ -120,12 +115,9 @@ export class ZooKeeper implements AsyncDisposable {
 
   /**
    * When (`performance.now()` clock) a proof request sent as soon as it can move
-   * {@link ZooKeeper.quorumDeadline} has committed, with a round trip of at most T/20. By what the
-   * server has answered so far: a write confirms only answers that came at least half a tick (and
-   * a margin) before it was sent, so the earliest useful request goes that long after the first
-   * answer newer than the proof (when none came yet, a round trip later too), and never before
-   * now. Infinity in mode `'off'`. Locks hand out a lease only when this comes before the lease
-   * would be at risk.
+   * {@link quorumDeadline} has committed, with a round trip of at most T/20 (a request confirms
+   * only answers that came half a tick and a margin before it was sent). Infinity in mode `'off'`.
+   * Locks hand out a lease only when this comes before the lease would be at risk.
    */
   get quorumRenewedBy(): number {
     return this.#session.quorumRenewedBy;
@@ -147,13 +139,10 @@ export class ZooKeeper implements AsyncDisposable {
   }
 
   /**
-   * Keeps {@link ZooKeeper.quorumDeadline} advancing until the returned function is called: when
-   * the session sent no write or sync for the `leaseProof` mode's period (about 0.35 T), one of
-   * its own: a sync where the tick allows, else a no-op write (a multi of one root `check`).
-   * Counted: one loop per session, silent once the last holder released it (and always in mode
-   * `'off'`). While held, `lost` is reported by this deadline; a server cut off from the leader
-   * stops answering, so the liveness rule (2T/3 without a reply) drops the connection and the
-   * session moves to another server.
+   * Keeps {@link quorumDeadline} advancing until the returned function is called: when the session
+   * sent no write or sync for the `leaseProof` mode's period, one of its own (a sync where the tick
+   * allows, else a no-op multi of one root `check`). Counted: one loop per session, silent once the
+   * last holder released it, and in mode `'off'`. While held, `lost` is reported by this deadline.
    *
    * @example
    * ```ts
@@ -363,13 +352,11 @@ export class ZooKeeper implements AsyncDisposable {
   }
 
   /**
-   * Adds a persistent watch (3.6+): `listener` gets every change of `path` (data changes,
-   * creation, deletion, child changes) until removed; with `recursive`, every change at any depth
-   * below it too (except child-list changes, which the server does not send to recursive watches).
-   * It survives reconnects (re-registered with SetWatches2). Returns a function that removes it
-   * (as {@link removeWatches} of its mode and `listener`, except that where a 3.5-3.8 server
-   * cannot remove it without the path's other watches, the function drops the listener and the
-   * server keeps its watch, whose events reach nobody, until those go).
+   * Adds a persistent watch (3.6+): `listener` gets every change of `path` until removed; with
+   * `recursive`, every change below it too (child-list changes aside: the server sends none to
+   * recursive watches). It survives reconnects. Returns a function that removes it, as
+   * {@link removeWatches} of its mode and `listener` (on 3.5-3.8, beside other watches of the path,
+   * it drops only the listener: the server keeps its watch until those go).
    */
   async addWatch(path: string, listener: WatchListener, options: CallOptions & { recursive?: boolean } = {}): Promise<() => Promise<void>> {
     await operations.addWatch(this.#rp, path, listener, options);
@@ -391,17 +378,12 @@ export class ZooKeeper implements AsyncDisposable {
   }
 
   /**
-   * Removes watches of `path` (3.5+): of one `kind` (`'data'` covers data and exists watches,
-   * `'child'`, `'persistent'`, `'persistentRecursive'`, or `'any'`, the default), only `listener`
-   * when given. The server is asked to drop its watch unless another local listener still needs
-   * it; with `local`, only the local registration goes (for when the server is unreachable).
-   * Removed listeners get a DataWatchRemoved / ChildWatchRemoved / PersistentWatchRemoved event.
-   * Fails with NoWatcherError when nothing matches. A persistent kind while other kinds are
-   * watched on the same path is removed on the server by its mode (`WatcherType.Persistent` /
-   * `PersistentRecursive`, ZooKeeper 3.9+); a 3.5-3.8 server cannot remove one mode alone, so
-   * there the call fails with UnimplementedError before it is sent, and nothing is removed (`local`
-   * drops only the listener; kind `'any'` removes all the path's watches). Alone on its path, it
-   * goes as Any, on 3.5+.
+   * Removes watches of `path` (3.5+): of one `kind` (`'data'`, covering exists watches, `'child'`,
+   * `'persistent'`, `'persistentRecursive'`, or `'any'`, the default), only `listener` when given.
+   * The server drops its watch unless another local listener needs it; `local`: only the local
+   * registration goes. Removed listeners get a *WatchRemoved event; NoWatcherError when nothing
+   * matches. A persistent kind beside other kinds on the path needs 3.9 (removal by mode): on
+   * 3.5-3.8 the call fails with UnimplementedError before it is sent and removes nothing.
    */
   removeWatches(path: string, options: CallOptions & { kind?: RemovableWatchKind; listener?: WatchListener; local?: boolean } = {}): Promise<void> {
     return removeWatches(this.#core.watchContext, path, options);
