@@ -202,16 +202,28 @@ export class LockSetRun {
    */
   async cutOffReaders(ensemble: ZooKeeperEnsemble, follower: ServerHandle, rest: string, o: { strikes: number; sessionTimeoutMs: number; env: Record<string, string> }): Promise<number> {
     const T = o.sessionTimeoutMs;
-    this.spawn('victim', follower.connectString, { durationMs: o.strikes * 20_000, sessionTimeoutMs: T, workMs: 2.5 * T, env: o.env });
-    for (let i = 0; i < 2; i++) this.spawn(`p${i}`, rest, { durationMs: o.strikes * 20_000, sessionTimeoutMs: T, workMs: 50, env: o.env });
+    // The participants outlive any schedule (every one is killed below): a strike that waited out a
+    // slow rejoin must still find a victim that reads again.
+    const durationMs = o.strikes * 120_000;
+    this.spawn('victim', follower.connectString, { durationMs, sessionTimeoutMs: T, workMs: 2.5 * T, env: o.env });
+    for (let i = 0; i < 2; i++) this.spawn(`p${i}`, rest, { durationMs, sessionTimeoutMs: T, workMs: 50, env: o.env });
     let acksDuringCuts = 0;
+    // Where the next strike looks for the victim's read: after the last strike's end, not after
+    // whatever was logged when the wait began. The victim reconnects once its server has rejoined
+    // and may read before the quorum wait below has seen that server serve; a read missed that
+    // way left the strike waiting for a next read that never came (the victim's time ran out).
+    let searchFrom = 0;
     try {
       for (let k = 0; k < o.strikes; k++) {
-        const read = await this.awaitLine((l) => l.who === 'victim' && l.kind === 'read', 30_000);
+        // A read at most T/2 old: the cut must come well before the victim's write (2.5 T after
+        // its read), so that its lease is lost while it works.
+        const fresh = (l: LockSetLine) => process.hrtime.bigint() - BigInt(l.t) <= BigInt(T / 2) * 1_000_000n;
+        const read = await this.awaitLine((l) => l.who === 'victim' && l.kind === 'read' && fresh(l), 30_000, searchFrom);
         const from = this.lines.indexOf(read);
         ensemble.links!.isolate(follower.id, 'hold');
         // Cut until the victim has written (or been refused): the others take the lock meanwhile.
-        await this.awaitLine((l) => l.who === 'victim' && (l.kind === 'ack' || l.kind === 'rejected'), 30_000, from);
+        const end = await this.awaitLine((l) => l.who === 'victim' && (l.kind === 'ack' || l.kind === 'rejected'), 30_000, from);
+        searchFrom = this.lines.indexOf(end) + 1;
         acksDuringCuts += this.lines.slice(from).filter((l) => l.kind === 'ack' && l.who !== 'victim').length;
         ensemble.links!.heal();
         await ensemble.waitForQuorum(undefined, { all: true });
