@@ -14,6 +14,11 @@ function sources(dir: string): string[] {
   });
 }
 
+/** Every source file under `dir`, src/testing included, tests left out. */
+function allSources(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? allSources(join(dir, n)) : n.endsWith('.ts') && !n.endsWith('.test.ts') ? [join(dir, n)] : []));
+}
+
 function imports(file: string): string[] {
   return [...readFileSync(file, 'utf8').matchAll(/^\s*(?:import|export)[^'"]*from\s+'([^']+)'/gm)].map((m) => m[1] as string);
 }
@@ -104,11 +109,9 @@ describe('layers - imports', () => {
 
   it('no source file of any package passes 500 lines (the Jute record table aside)', () => {
     // Files that fit in one head (issue 36): a file that grows past this splits along a seam.
-    const all = (dir: string): string[] =>
-      readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? all(join(dir, n)) : n.endsWith('.ts') && !n.endsWith('.test.ts') ? [join(dir, n)] : []));
     const long = readdirSync(root)
       .filter((n) => existsSync(join(root, n, 'src')))
-      .flatMap((pkg) => all(join(root, pkg, 'src')))
+      .flatMap((pkg) => allSources(join(root, pkg, 'src')))
       .filter((f) => relative(root, f) !== join('protocol', 'src', 'jute', 'proto.ts'))
       .map((f) => `${relative(root, f)}: ${readFileSync(f, 'utf8').split('\n').length - 1} lines`)
       .filter((line) => Number(/(\d+) lines$/.exec(line)![1]) > 500);
@@ -121,9 +124,7 @@ describe('layers - imports', () => {
     const found: string[] = [];
     for (const pkg of readdirSync(root).filter((n) => existsSync(join(root, n, 'src')))) {
       const src = join(root, pkg, 'src');
-      const all = (dir: string): string[] =>
-        readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? all(join(dir, n)) : n.endsWith('.ts') && !n.endsWith('.test.ts') ? [join(dir, n)] : []));
-      const files = all(src);
+      const files = allSources(src);
       const edges = new Map(
         files.map((f) => {
           const text = readFileSync(f, 'utf8');
