@@ -213,11 +213,11 @@ export class LockSetRun {
     // and may read before the quorum wait below has seen that server serve; a read missed that
     // way left the strike waiting for a next read that never came (the victim's time ran out).
     let searchFrom = 0;
+    // A read at most T/2 old: the cut must come well before the victim's write (2.5 T after its
+    // read), so that its lease is lost while it works.
+    const fresh = (l: LockSetLine) => process.hrtime.bigint() - BigInt(l.t) <= BigInt(Math.round(T / 2)) * 1_000_000n;
     try {
       for (let k = 0; k < o.strikes; k++) {
-        // A read at most T/2 old: the cut must come well before the victim's write (2.5 T after
-        // its read), so that its lease is lost while it works.
-        const fresh = (l: LockSetLine) => process.hrtime.bigint() - BigInt(l.t) <= BigInt(Math.round(T / 2)) * 1_000_000n;
         const read = await this.awaitLine((l) => l.who === 'victim' && l.kind === 'read' && fresh(l), 30_000, searchFrom);
         const from = this.lines.indexOf(read);
         ensemble.links!.isolate(follower.id, 'hold');
